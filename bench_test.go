@@ -1,0 +1,32 @@
+package shellcap_test
+
+import (
+	"testing"
+
+	"github.com/shellcap/shellcap/internal/bench"
+)
+
+// BenchmarkRunTrue reports Run("true") against `bash -c true` spawned
+// directly, interleaved in the same run; the ratio is the figure to watch.
+func BenchmarkRunTrue(b *testing.B) {
+	row, err := bench.RunTrue(b.Context(), b.TempDir(), max(b.N, 20))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(row.Ours, "ms/run")
+	b.ReportMetric(row.Raw, "ms/raw")
+	b.ReportMetric(row.Ratio, "ratio")
+}
+
+// BenchmarkLargeOutput reads 256 MiB of output through Run and through a
+// plain pipe read, reporting the throughput ratio and peak memory growth.
+func BenchmarkLargeOutput(b *testing.B) {
+	for range b.N {
+		rows, err := bench.LargeOutput(b.Context(), b.TempDir(), 256<<20)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(rows[0].Ratio, "throughput-ratio")
+		b.ReportMetric(rows[1].Ours, "MiB-rss-growth")
+	}
+}

@@ -1,0 +1,269 @@
+package shellcap
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/shellcap/shellcap/internal/capture"
+	"github.com/shellcap/shellcap/internal/proc"
+)
+
+// Drain bounds: how long to keep reading the pipes after the shell exited.
+// Processes that escaped the process group (setsid) may hold them open, and
+// background children still in the group do by design, so the wait is
+// bounded; output they wrote before the shell exited is already in the pipe.
+const (
+	drainWithLeftovers = 100 * time.Millisecond
+	drainAfterExit     = 1 * time.Second
+	drainAfterKill     = 500 * time.Millisecond
+	groupPoll          = 10 * time.Millisecond
+)
+
+// spawn is one command to start: argv, directory, environment and where
+// its output goes.
+type spawn struct {
+	path     string
+	args     []string
+	dir      string
+	env      []string
+	stdin    io.Reader
+	stdout   *capture.Buffer
+	stderr   *capture.Buffer
+	onOutput func(Stream, []byte)
+	timeout  time.Duration
+	grace    time.Duration
+	maxBytes int64 // <= 0: no cap
+}
+
+// outcome is what happened to a spawned command.
+type outcome struct {
+	state    *os.ProcessState
+	pgid     int
+	timedOut bool
+	canceled bool
+	limitHit bool
+	leftover []proc.Info
+}
+
+// execute starts sp in a new session and process group, waits for it under
+// the timeout, the context and the output cap, then drains its pipes within
+// a bound. Errors are start failures; everything after a successful start
+// is reported in the outcome.
+func execute(ctx context.Context, sp *spawn) (*outcome, error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd := &exec.Cmd{
+		Path:        sp.path,
+		Args:        sp.args,
+		Dir:         sp.dir,
+		Env:         sp.env,
+		Stdout:      outW,
+		Stderr:      errW,
+		SysProcAttr: sessionAttr(),
+	}
+	var stdinW *os.File
+	switch in := sp.stdin.(type) {
+	case nil:
+		// os/exec connects /dev/null.
+	case *os.File:
+		cmd.Stdin = in
+	default:
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(outR, outW, errR, errW)
+			return nil, err
+		}
+		cmd.Stdin, stdinW = r, w
+	}
+	startErr := cmd.Start()
+	closeAll(outW, errW)
+	if f, ok := cmd.Stdin.(*os.File); ok && stdinW != nil {
+		f.Close() // the child holds its own copy
+	}
+	if startErr != nil {
+		closeAll(outR, errR, stdinW)
+		return nil, startErr
+	}
+	if stdinW != nil {
+		go feed(stdinW, sp.stdin)
+	}
+
+	pid := cmd.Process.Pid
+	o := &outcome{pgid: pid}
+	var total atomic.Int64
+	limit := make(chan struct{})
+	var limitOnce sync.Once
+	var readers sync.WaitGroup
+	for _, s := range []struct {
+		f      *os.File
+		buf    *capture.Buffer
+		stream Stream
+	}{{outR, sp.stdout, Stdout}, {errR, sp.stderr, Stderr}} {
+		readers.Go(func() {
+			pump(s.f, s.buf, s.stream, sp.onOutput, &total, sp.maxBytes, func() {
+				limitOnce.Do(func() { close(limit) })
+			})
+		})
+	}
+
+	exited := make(chan error, 1)
+	go func() { exited <- proc.WaitExited(pid) }()
+
+	timer := time.NewTimer(sp.timeout)
+	defer timer.Stop()
+	killed := false
+	select {
+	case <-exited:
+	case <-timer.C:
+		o.timedOut = true
+	case <-ctx.Done():
+		o.canceled = true
+	case <-limit:
+		o.limitHit = true
+	}
+	switch {
+	case o.limitHit:
+		_ = proc.SignalGroup(pid, syscall.SIGKILL)
+		<-exited
+		killed = true
+	case o.timedOut || o.canceled:
+		terminate(pid, sp.grace, exited)
+		killed = true
+	}
+
+	// Reap the leader; only now may its PID (and group ID) be reused.
+	_ = cmd.Wait()
+	o.state = cmd.ProcessState
+	if stdinW != nil {
+		stdinW.Close()
+	}
+
+	drain := drainAfterExit
+	if killed {
+		drain = drainAfterKill
+	} else if proc.GroupExists(pid) {
+		o.leftover, _ = proc.GroupMembers(pid, pid)
+		if len(o.leftover) > 0 {
+			drain = drainWithLeftovers
+		}
+	}
+	deadline := time.Now().Add(drain)
+	_ = outR.SetReadDeadline(deadline)
+	_ = errR.SetReadDeadline(deadline)
+	readers.Wait()
+	closeAll(outR, errR)
+	// A reader may also have hit the cap after the shell exited on its own.
+	select {
+	case <-limit:
+		o.limitHit = true
+	default:
+	}
+	return o, nil
+}
+
+// terminate stops the group in two phases: SIGTERM, then SIGKILL once the
+// grace period is over, unless every process in the group has exited
+// before. The leader stays unreaped throughout, so the group ID cannot be
+// reused while it is being signalled.
+func terminate(pgid int, grace time.Duration, exited <-chan error) {
+	_ = proc.SignalGroup(pgid, syscall.SIGTERM)
+	deadline := time.NewTimer(grace)
+	defer deadline.Stop()
+	tick := time.NewTicker(groupPoll)
+	defer tick.Stop()
+	leaderDone := false
+	for {
+		select {
+		case <-exited:
+			leaderDone = true
+			exited = nil
+		case <-tick.C:
+		case <-deadline.C:
+			_ = proc.SignalGroup(pgid, syscall.SIGKILL)
+			if !leaderDone {
+				<-exited
+			}
+			return
+		}
+		if leaderDone {
+			if m, err := proc.GroupMembers(pgid, pgid); err == nil && len(m) == 0 {
+				return
+			}
+		}
+	}
+}
+
+// pump copies one pipe into its capture buffer until EOF or the read
+// deadline, counting bytes against the shared output cap. Past the cap it
+// keeps reading (so the writer is not blocked) but discards.
+func pump(f *os.File, buf *capture.Buffer, stream Stream, onOutput func(Stream, []byte), total *atomic.Int64, maxBytes int64, overLimit func()) {
+	p := make([]byte, 32<<10)
+	for {
+		n, err := f.Read(p)
+		if n > 0 {
+			chunk := p[:n]
+			if maxBytes > 0 {
+				after := total.Add(int64(n))
+				if before := after - int64(n); before >= maxBytes {
+					chunk = nil
+				} else if after > maxBytes {
+					chunk = chunk[:maxBytes-before]
+				}
+				if after > maxBytes {
+					overLimit()
+				}
+			}
+			if len(chunk) > 0 {
+				_, _ = buf.Write(chunk)
+				if onOutput != nil {
+					onOutput(stream, chunk)
+				}
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// feed copies the request's stdin into the command and closes it, so the
+// command sees end-of-file. It ends early when the command stops reading.
+func feed(w *os.File, r io.Reader) {
+	_, _ = io.Copy(w, r)
+	_ = w.Close()
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
+
+// startError maps a failed start to what the caller can act on.
+func startError(err error, dir string) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) && pe.Op == "chdir" {
+		if errors.Is(err, syscall.ENOTDIR) {
+			return requestErr(ErrWorkdirGone, "The working directory is no longer a directory.")
+		}
+		return requestErr(ErrWorkdirGone, "")
+	}
+	return &StartError{Err: err}
+}

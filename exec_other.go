@@ -1,0 +1,45 @@
+//go:build !linux
+
+package shellcap
+
+import (
+	"context"
+	"io"
+	"os"
+	"time"
+
+	"github.com/shellcap/shellcap/internal/capture"
+	"github.com/shellcap/shellcap/internal/proc"
+)
+
+const groupPoll = 10 * time.Millisecond
+
+type spawn struct {
+	path     string
+	args     []string
+	dir      string
+	env      []string
+	stdin    io.Reader
+	stdout   *capture.Buffer
+	stderr   *capture.Buffer
+	onOutput func(Stream, []byte)
+	timeout  time.Duration
+	grace    time.Duration
+	maxBytes int64
+}
+
+type outcome struct {
+	state    *os.ProcessState
+	pgid     int
+	timedOut bool
+	canceled bool
+	limitHit bool
+	leftover []proc.Info
+}
+
+// execute is not implemented outside Linux yet.
+func execute(ctx context.Context, sp *spawn) (*outcome, error) { return nil, ErrUnsupported }
+
+func startError(err error, dir string) error { return err }
+
+func writable(dir string) bool { return false }

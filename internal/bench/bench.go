@@ -1,0 +1,181 @@
+// Package bench measures shellcap against the raw limits of the machine it
+// runs on, in the same run, so that figures from noisy shared machines stay
+// comparable: Run("true") against spawning bash directly, and reading a
+// gigabyte of output against a plain pipe read.
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shellcap/shellcap"
+)
+
+// Row is one measured comparison.
+type Row struct {
+	Name   string  // what was measured
+	Ours   float64 // shellcap's figure
+	Raw    float64 // the raw limit's figure, measured in the same run
+	Unit   string  // unit of Ours and Raw
+	Ratio  float64 // Ours / Raw
+	Target string  // the goal, e.g. "<= 1.05"
+}
+
+// String renders the row for a table.
+func (r Row) String() string {
+	return fmt.Sprintf("| %s | %.3g %s | %.3g %s | %.3f | %s |", r.Name, r.Ours, r.Unit, r.Raw, r.Unit, r.Ratio, r.Target)
+}
+
+// RunTrue times n calls of Run("true") and n direct `bash -c true` spawns,
+// interleaved so that both see the same machine load. It reports the
+// median per-call time of each.
+func RunTrue(ctx context.Context, workspace string, n int) (Row, error) {
+	sh, err := shellcap.New(shellcap.Options{Workspace: workspace})
+	if err != nil {
+		return Row{}, err
+	}
+	defer sh.Close()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return Row{}, err
+	}
+	ours := make([]time.Duration, 0, n)
+	raw := make([]time.Duration, 0, n)
+	for i := range n {
+		// Alternate which goes first, so neither always runs on a warm cache.
+		for j := range 2 {
+			if (i+j)%2 == 0 {
+				start := time.Now()
+				res, err := sh.Run(ctx, shellcap.Request{Command: "true"})
+				if err != nil || res.ExitCode != 0 {
+					return Row{}, fmt.Errorf("Run(true): %v %v", err, res)
+				}
+				ours = append(ours, time.Since(start))
+			} else {
+				start := time.Now()
+				cmd := exec.CommandContext(ctx, bash, "-c", "true")
+				cmd.Dir = workspace
+				if err := cmd.Run(); err != nil {
+					return Row{}, err
+				}
+				raw = append(raw, time.Since(start))
+			}
+		}
+	}
+	o, r := median(ours), median(raw)
+	return Row{Name: "Run(\"true\") vs bash -c true (median per call)", Ours: ms(o), Raw: ms(r), Unit: "ms", Ratio: float64(o) / float64(r), Target: "<= 1.05"}, nil
+}
+
+// LargeOutput has a command print size bytes and compares shellcap's
+// throughput and resident-memory growth with a plain read of the same
+// command's pipe into io.Discard.
+func LargeOutput(ctx context.Context, workspace string, size int64) ([]Row, error) {
+	command := "head -c " + strconv.FormatInt(size, 10) + " /dev/zero"
+
+	rawDur, rawGrowth, err := measure(func() error {
+		cmd := exec.CommandContext(ctx, "bash", "-c", command)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return err
+		}
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		buf := make([]byte, 32<<10)
+		if _, err := io.CopyBuffer(io.Discard, out, buf); err != nil {
+			return err
+		}
+		return cmd.Wait()
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	sh, err := shellcap.New(shellcap.Options{Workspace: workspace, MaxOutputBytes: -1, DisableOutputFiles: true, MaxTimeout: time.Hour, DefaultTimeout: time.Hour})
+	if err != nil {
+		return nil, err
+	}
+	defer sh.Close()
+	var res *shellcap.Result
+	ourDur, ourGrowth, err := measure(func() error {
+		var err error
+		res, err = sh.Run(ctx, shellcap.Request{Command: command})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.StdoutBytes != size {
+		return nil, fmt.Errorf("read %d bytes, want %d", res.StdoutBytes, size)
+	}
+	mib := float64(size) / (1 << 20)
+	ourRate, rawRate := mib/ourDur.Seconds(), mib/rawDur.Seconds()
+	return []Row{
+		{Name: fmt.Sprintf("throughput, %s of output", human(size)), Ours: ourRate, Raw: rawRate, Unit: "MiB/s", Ratio: ourRate / rawRate, Target: ">= 0.80"},
+		{Name: fmt.Sprintf("peak RSS growth, %s of output", human(size)), Ours: float64(ourGrowth) / (1 << 20), Raw: float64(rawGrowth) / (1 << 20), Unit: "MiB", Ratio: ratio(ourGrowth, rawGrowth), Target: "ours < 16 MiB"},
+	}, nil
+}
+
+// measure runs f and reports its duration and how far the process's peak
+// resident set grew above its resident set at the start.
+func measure(f func() error) (time.Duration, int64, error) {
+	resetPeakRSS()
+	before := statusKiB("VmRSS")
+	start := time.Now()
+	err := f()
+	d := time.Since(start)
+	return d, max(0, statusKiB("VmHWM")-before) * 1024, err
+}
+
+// resetPeakRSS resets VmHWM to the current RSS (Linux 4.0+).
+func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// statusKiB reads a "Name:   N kB" line of /proc/self/status.
+func statusKiB(name string) int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), name+":"); ok {
+			v, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return v
+		}
+	}
+	return 0
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func human(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + " GiB"
+	case n >= 1<<20:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}

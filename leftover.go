@@ -1,0 +1,60 @@
+package shellcap
+
+import (
+	"fmt"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/shellcap/shellcap/internal/proc"
+)
+
+// leftGroup is a process group that a command left running.
+type leftGroup struct {
+	pgid    int
+	members []proc.Info
+}
+
+func (s *Shell) remember(pgid int, members []proc.Info) {
+	s.mu.Lock()
+	s.leftover = append(s.leftover, leftGroup{pgid, members})
+	s.mu.Unlock()
+}
+
+func leftoverNote(pgid int, members []proc.Info) string {
+	const show = 5
+	names := make([]string, 0, show)
+	for i, m := range members {
+		if i == show {
+			names = append(names, fmt.Sprintf("and %d more", len(members)-show))
+			break
+		}
+		names = append(names, fmt.Sprintf("%d (%s)", m.PID, m.Comm))
+	}
+	return fmt.Sprintf("Background processes are still running: %s. Stop them with: kill -- -%d",
+		strings.Join(names, ", "), pgid)
+}
+
+// stopLeftovers terminates the groups whose recorded members are still the
+// same processes (same PID and start time), so a reused PID is never hit.
+func stopLeftovers(groups []leftGroup, grace time.Duration) {
+	var live []int
+	for _, g := range groups {
+		for _, m := range g.members {
+			if now, err := proc.Stat(m.PID); err == nil && now.StartTicks == m.StartTicks && now.PGID == g.pgid {
+				live = append(live, g.pgid)
+				_ = proc.SignalGroup(g.pgid, syscall.SIGTERM)
+				break
+			}
+		}
+	}
+	deadline := time.Now().Add(grace)
+	for _, pgid := range live {
+		for proc.GroupExists(pgid) && time.Now().Before(deadline) {
+			time.Sleep(groupPoll)
+		}
+		if proc.GroupExists(pgid) {
+			_ = proc.SignalGroup(pgid, syscall.SIGKILL)
+		}
+	}
+}

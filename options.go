@@ -1,0 +1,142 @@
+package shellcap
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Defaults used when the matching [Options] field is zero.
+const (
+	DefaultTimeout         = 30 * time.Second
+	DefaultMaxTimeout      = 10 * time.Minute
+	DefaultKillGrace       = 2 * time.Second
+	DefaultMaxOutputBytes  = 64 << 20
+	DefaultMaxOutputChars  = 50_000
+	DefaultOutputRetention = 24 * time.Hour
+)
+
+// Options configures a [Shell]. The zero value is the safe default: the
+// current directory as workspace, a scrubbed environment, a 30 s timeout,
+// output capped for the model, no persistent working directory. Every field
+// documents what its zero value means. [New] copies the options, so changing
+// them afterwards has no effect on the Shell.
+type Options struct {
+	// Workspace is the directory commands run in; it must exist. Empty means
+	// the current directory. Relative paths are made absolute at New.
+	Workspace string
+
+	// ReadOnly declares the workspace read-only: the Shell then offers no
+	// command execution and Run returns ErrReadOnlyWorkspace. A workspace
+	// that the host process cannot write to is treated as read-only too.
+	ReadOnly bool
+
+	// Shell is the POSIX shell that runs each command as `Shell -c COMMAND`.
+	// Empty means bash from PATH, or /bin/sh when bash is missing.
+	Shell string
+
+	// DefaultTimeout bounds a Request that sets no Timeout. Zero means 30 s.
+	DefaultTimeout time.Duration
+
+	// MaxTimeout is the largest Timeout a Request may ask for; larger ones
+	// are refused with a message for the model. Zero means 10 minutes.
+	MaxTimeout time.Duration
+
+	// KillGrace is how long a timed-out or cancelled command has between
+	// SIGTERM and SIGKILL. Zero means 2 s.
+	KillGrace time.Duration
+
+	// MaxOutputBytes is a hard cap on the bytes read from stdout and stderr
+	// together; a command that prints more is killed and the result says so.
+	// Zero means 64 MiB; a negative value means no cap.
+	MaxOutputBytes int64
+
+	// MaxOutputChars caps the text the model reads (Result.Text), counted
+	// in Unicode code points. Zero means 50,000; negative means no cap.
+	MaxOutputChars int
+
+	// HeadAndTail makes an over-long Result.Text keep its beginning and its
+	// end instead of only its end. Zero (false) keeps the end, where errors,
+	// exit codes and notes are.
+	HeadAndTail bool
+
+	// KeepANSI keeps ANSI escape sequences (colours, cursor movement) in
+	// what the model reads. Zero (false) strips them.
+	KeepANSI bool
+
+	// DisableOutputFiles turns off keeping the complete output of a
+	// truncated command under <workspace>/.shellcap/output. Zero (false)
+	// keeps it, so the model can search it instead of running the command
+	// again.
+	DisableOutputFiles bool
+
+	// OutputRetention is how long kept output files live. Zero means 24 h.
+	OutputRetention time.Duration
+
+	// MaxFileBytes limits the size of each file a command writes
+	// (RLIMIT_FSIZE), rounded up to the shell's ulimit unit (1 KiB for
+	// bash, 512 bytes for dash). Zero means no limit.
+	MaxFileBytes int64
+
+	// MemoryLimit limits each process's address space in bytes (RLIMIT_AS),
+	// rounded up to 1 KiB. Zero means no limit.
+	MemoryLimit int64
+
+	// CPUTime limits each process's CPU time (RLIMIT_CPU), rounded up to a
+	// whole second. Zero means no limit.
+	CPUTime time.Duration
+
+	// MaxProcesses limits the processes of the command's user (RLIMIT_NPROC).
+	// The kernel does not enforce it for root; results then say so. Zero
+	// means no limit.
+	MaxProcesses int
+
+	// Env adds variables to the command environment. Names must be valid
+	// shell names and values must hold no NUL byte. Nil adds nothing.
+	Env map[string]string
+
+	// PassEnv names further host variables to pass through, beyond
+	// HostEnvAllowlist. Nil passes only the allowlist.
+	PassEnv []string
+
+	// DeniedEnvPatterns removes every variable whose name matches one of
+	// these globs (path.Match syntax, case-sensitive) from the final
+	// environment, whatever its source. See LLMAPIKeyEnvPatterns. Nil
+	// removes nothing beyond the host allowlist.
+	DeniedEnvPatterns []string
+
+	// PersistCwd makes `cd` stick across calls: after a command exits 0 in
+	// a directory inside the workspace, the next command starts there.
+	// Zero (false) starts every command in the workspace root.
+	PersistCwd bool
+
+	// Logger receives debug and warning logs. Nil discards them.
+	Logger *slog.Logger
+}
+
+// HostEnvAllowlist names the only host variables a command sees (besides
+// Options.PassEnv).
+var HostEnvAllowlist = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR"}
+
+// NonInteractiveEnv holds the defaults that keep commands from waiting for a
+// human: pagers print, editors exit, git never prompts, Python does not
+// buffer. Options.Env overrides any of them.
+var NonInteractiveEnv = map[string]string{
+	"PAGER":               "cat",
+	"GIT_PAGER":           "cat",
+	"EDITOR":              "true",
+	"VISUAL":              "true",
+	"GIT_EDITOR":          "true",
+	"GIT_TERMINAL_PROMPT": "0",
+	"PYTHONUNBUFFERED":    "1",
+}
+
+// LLMAPIKeyEnvPatterns matches the variables that hold model-provider keys
+// and common credentials. Put it in Options.DeniedEnvPatterns to keep
+// them from commands.
+var LLMAPIKeyEnvPatterns = []string{
+	"ANTHROPIC_*", "GATEWAY_*", "GEMINI_*", "GOOGLE_*", "OPENAI_*", "OPENROUTER_*",
+	"PYDANTIC_AI_GATEWAY_API_KEY",
+	"AZURE_OPENAI_*", "MISTRAL_*", "COHERE_*", "GROQ_*", "DEEPSEEK_*", "XAI_*", "HF_TOKEN",
+	"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+	"*_API_KEY", "*_APIKEY", "*_TOKEN", "*_SECRET", "*_SECRET_KEY", "*_PASSWORD",
+}

@@ -1,0 +1,209 @@
+package shellcap
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/shellcap/shellcap/internal/capture"
+	"github.com/shellcap/shellcap/internal/textfmt"
+)
+
+// stateDirName is the git-ignored directory shellcap keeps in a workspace.
+const stateDirName = ".shellcap"
+
+// maxSpillBytes bounds a kept output file when MaxOutputBytes is unlimited.
+const maxSpillBytes = 1 << 30
+
+// streamCapture is one output stream of one command: the bounded in-memory
+// copy and, once that overflows, the complete copy on disk.
+type streamCapture struct {
+	shell    *Shell
+	stream   Stream
+	buf      *capture.Buffer
+	path     string // the kept output file, once created
+	complete bool   // the file holds every byte
+}
+
+func (s *Shell) newCapture(stream Stream) *streamCapture {
+	c := &streamCapture{shell: s, stream: stream}
+	keep := int64(4 * s.opts.MaxOutputChars)
+	if s.opts.MaxOutputChars < 0 {
+		keep = 8 << 20
+	}
+	keep = max(keep, 4096)
+	if s.opts.MaxOutputBytes > 0 {
+		keep = min(keep, s.opts.MaxOutputBytes)
+	}
+	var spill capture.SpillFunc
+	if !s.opts.DisableOutputFiles {
+		spill = c.openSpill
+	}
+	c.buf = capture.New(int(keep), int(keep), spill)
+	return c
+}
+
+// openSpill creates the file for the complete stream; capture calls it the
+// first time it has to drop bytes.
+func (c *streamCapture) openSpill() (io.WriteCloser, int64, error) {
+	f, path, err := c.shell.createOutputFile(c.stream)
+	if err != nil {
+		c.shell.log.Warn("shellcap: cannot keep complete output", "err", err)
+		return nil, 0, err
+	}
+	c.path = path
+	budget := c.shell.opts.MaxOutputBytes
+	if budget <= 0 {
+		budget = maxSpillBytes
+	}
+	return f, budget, nil
+}
+
+// finish copies the captured stream into the result.
+func (c *streamCapture) finish(res *Result, keepANSI bool) {
+	_ = c.buf.Close()
+	text := string(c.buf.Bytes())
+	if !keepANSI {
+		text = textfmt.StripANSI(text)
+	}
+	total, omitted := c.buf.Total(), c.buf.Omitted()
+	if _, ok := c.buf.Spilled(); !ok {
+		c.path = ""
+	}
+	c.complete, _ = c.buf.Spilled()
+	switch c.stream {
+	case Stdout:
+		res.Stdout, res.StdoutBytes, res.StdoutOmitted = text, total, omitted
+	case Stderr:
+		res.Stderr, res.StderrBytes, res.StderrOmitted = text, total, omitted
+	}
+	if omitted > 0 {
+		res.Truncated = true
+	}
+}
+
+// discard removes a kept file for a command that never started.
+func (c *streamCapture) discard() {
+	_ = c.buf.Close()
+	if c.path != "" {
+		_ = os.Remove(c.path)
+	}
+}
+
+// keepOutputs makes sure that, when the model does not see everything, the
+// complete output is in a file it can search, and tells it where.
+func (s *Shell) keepOutputs(res *Result, stdout, stderr *streamCapture) {
+	if res.OutputLimitExceeded {
+		res.Truncated = true
+	}
+	if res.textTruncated() {
+		res.Truncated = true
+	}
+	if !res.Truncated || s.opts.DisableOutputFiles {
+		return
+	}
+	var kept []string
+	for _, c := range []*streamCapture{stdout, stderr} {
+		if c.path == "" && c.buf.Total() > 0 && c.buf.Omitted() == 0 {
+			// Everything is still in memory: write it out now.
+			if err := c.writeAll(); err != nil {
+				s.log.Warn("shellcap: cannot keep complete output", "err", err)
+				continue
+			}
+		}
+		if c.path == "" {
+			continue
+		}
+		switch c.stream {
+		case Stdout:
+			res.StdoutFile = c.path
+		case Stderr:
+			res.StderrFile = c.path
+		}
+		what := "full " + c.stream.String()
+		if !c.complete && c.buf.Omitted() > 0 {
+			what = "first " + formatBytes(s.spillBudget()) + " of " + c.stream.String()
+		}
+		kept = append(kept, what+": "+c.path)
+	}
+	if len(kept) > 0 {
+		res.Notes = append(res.Notes, "Output truncated; "+strings.Join(kept, "; ")+" (grep it or read parts with sed -n 'A,Bp')")
+	}
+}
+
+func (s *Shell) spillBudget() int64 {
+	if s.opts.MaxOutputBytes > 0 {
+		return s.opts.MaxOutputBytes
+	}
+	return maxSpillBytes
+}
+
+func (c *streamCapture) writeAll() error {
+	f, path, err := c.shell.createOutputFile(c.stream)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(c.buf.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(path)
+		return err
+	}
+	c.path, c.complete = path, true
+	return nil
+}
+
+func (s *Shell) outputDir() string { return filepath.Join(s.root, stateDirName, "output") }
+
+func (s *Shell) createOutputFile(stream Stream) (*os.File, string, error) {
+	dir, err := s.stateSubdir("output")
+	if err != nil {
+		return nil, "", err
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:]) + "." + stream.String()
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	return f, path, err
+}
+
+// stateSubdir creates <workspace>/.shellcap/<name> (0700), with a
+// .gitignore that keeps the whole state directory out of version control.
+func (s *Shell) stateSubdir(name string) (string, error) {
+	state := filepath.Join(s.root, stateDirName)
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		return "", err
+	}
+	ignore := filepath.Join(state, ".gitignore")
+	if _, err := os.Stat(ignore); err != nil {
+		if err := os.WriteFile(ignore, []byte("*\n"), 0o600); err != nil {
+			return "", err
+		}
+	}
+	dir := filepath.Join(state, name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// removeExpiredOutputs deletes kept output files older than retention.
+func removeExpiredOutputs(dir string, retention time.Duration) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	cutoff := time.Now().Add(-retention)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.ModTime().Before(cutoff) {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}

@@ -1,0 +1,54 @@
+//go:build unix
+
+package shellcap
+
+import (
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+const (
+	sigXFSZ = int(syscall.SIGXFSZ)
+	sigXCPU = int(syscall.SIGXCPU)
+	sigKILL = int(syscall.SIGKILL)
+)
+
+// ulimitResource maps a ulimit flag to its resource.
+var ulimitResource = map[string]int{
+	"-f": unix.RLIMIT_FSIZE,
+	"-v": unix.RLIMIT_AS,
+	"-t": unix.RLIMIT_CPU,
+	"-u": unix.RLIMIT_NPROC,
+}
+
+// hostLimitAtMost reports whether the host's hard limit for the resource
+// behind a ulimit flag is already at most v (in the kernel's unit).
+func hostLimitAtMost(flag string, v uint64) bool {
+	var cur unix.Rlimit
+	if err := unix.Getrlimit(ulimitResource[flag], &cur); err != nil {
+		return false
+	}
+	return cur.Max != unix.RLIM_INFINITY && cur.Max <= v
+}
+
+// exitStatus turns a wait status into an exit code (128+N for signal N)
+// and the signal's name.
+func exitStatus(state *os.ProcessState) (int, string) {
+	if state == nil {
+		return -1, ""
+	}
+	ws, ok := state.Sys().(syscall.WaitStatus)
+	if !ok {
+		return state.ExitCode(), ""
+	}
+	if ws.Signaled() {
+		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
+	}
+	return ws.ExitStatus(), ""
+}
+
+// sessionAttr starts a process in a new session, so it leads its own
+// process group and has no controlling terminal.
+func sessionAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }

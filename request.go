@@ -1,0 +1,56 @@
+package shellcap
+
+import (
+	"io"
+	"time"
+)
+
+// Request is one command to run.
+type Request struct {
+	// Command is the shell command line, run as `bash -c Command`. It must
+	// be valid UTF-8 without NUL bytes.
+	Command string
+
+	// Timeout bounds the command. Zero means Options.DefaultTimeout; a
+	// negative value or one above Options.MaxTimeout is refused with a
+	// message for the model.
+	Timeout time.Duration
+
+	// Dir is the directory to start in, relative to the workspace root (or
+	// absolute, inside the workspace). Empty means the workspace root, or
+	// the remembered directory when Options.PersistCwd is set.
+	Dir string
+
+	// Env adds variables for this command only, after Options.Env and under
+	// the same rules (DeniedEnvPatterns still apply). Nil adds nothing.
+	Env map[string]string
+
+	// Stdin is the command's standard input. Nil means /dev/null, so
+	// commands that read input see end-of-file at once.
+	Stdin io.Reader
+
+	// OnOutput, when set, receives output as it arrives, before any
+	// truncation: stream is Stdout or Stderr. It is called from the
+	// goroutines reading the command's pipes and must return quickly; p is
+	// only valid during the call.
+	OnOutput func(stream Stream, p []byte)
+}
+
+// Stream names an output stream of a command.
+type Stream int
+
+// The output streams.
+const (
+	Stdout Stream = iota + 1
+	Stderr
+)
+
+func (s Stream) String() string {
+	switch s {
+	case Stdout:
+		return "stdout"
+	case Stderr:
+		return "stderr"
+	}
+	return "stream?"
+}

@@ -1,0 +1,157 @@
+package shellcap
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shellcap/shellcap/internal/textfmt"
+)
+
+// Result is the outcome of one command. Text renders what a model should
+// read; encoding/json renders the same facts structured.
+type Result struct {
+	// Command is the command as requested.
+	Command string `json:"command"`
+	// Stdout and Stderr hold what the command printed, bounded: when a
+	// stream was longer than the capture keeps, its middle is replaced by
+	// a line "[... N bytes omitted ...]". ANSI escapes are removed unless
+	// Options.KeepANSI is set.
+	Stdout string `json:"stdout"`
+	Stderr string `json:"stderr"`
+	// ExitCode is the shell's exit status; 128+N when a signal N ended it.
+	ExitCode int `json:"exit_code"`
+	// Signal names the signal that ended the shell, e.g. "SIGTERM".
+	Signal string `json:"signal,omitempty"`
+	// Duration is the wall-clock time from start to the end of the drain.
+	Duration time.Duration `json:"-"`
+	// Timeout is the limit that applied.
+	Timeout time.Duration `json:"-"`
+	// TimedOut reports that the timeout expired and the command was stopped.
+	TimedOut bool `json:"timed_out"`
+	// Canceled reports that the caller's context ended and the command was stopped.
+	Canceled bool `json:"canceled,omitempty"`
+	// OutputLimitExceeded reports that the command printed more than
+	// Options.MaxOutputBytes and was killed.
+	OutputLimitExceeded bool `json:"output_limit_exceeded,omitempty"`
+	// Truncated reports that some output is not in Stdout/Stderr or Text.
+	Truncated bool `json:"truncated"`
+	// StdoutBytes and StderrBytes count every byte read from each stream.
+	StdoutBytes int64 `json:"stdout_bytes"`
+	StderrBytes int64 `json:"stderr_bytes"`
+	// StdoutOmitted and StderrOmitted count the bytes left out of Stdout
+	// and Stderr.
+	StdoutOmitted int64 `json:"stdout_omitted_bytes"`
+	StderrOmitted int64 `json:"stderr_omitted_bytes"`
+	// StdoutFile and StderrFile name files holding the complete stream
+	// (up to Options.MaxOutputBytes) when anything was cut.
+	StdoutFile string `json:"stdout_file,omitempty"`
+	StderrFile string `json:"stderr_file,omitempty"`
+	// Cwd is the directory the command ran in; with Options.PersistCwd,
+	// the directory the next command will start in.
+	Cwd string `json:"cwd"`
+	// LeftRunning lists processes the command left running in the
+	// background (they hold its process group).
+	LeftRunning []int `json:"left_running,omitempty"`
+	// Notes are remarks for the model, each rendered as a "[...]" line.
+	Notes []string `json:"notes,omitempty"`
+	// Err is set when the command was not run because of a problem the
+	// model can fix (a *RequestError); Text is then its message.
+	Err error `json:"-"`
+
+	maxChars    int  // Options.MaxOutputChars as resolved; <= 0: no cap
+	headAndTail bool // Options.HeadAndTail
+}
+
+// Text returns exactly what a model should read: the labelled output, the
+// exit code when it is not zero, timeout and limit notices, then notes, all
+// within Options.MaxOutputChars (the beginning is dropped first, so the
+// trailing notices survive).
+func (r *Result) Text() string {
+	return r.cap(r.fullText())
+}
+
+// fullText renders the text before the character cap.
+func (r *Result) fullText() string {
+	var b strings.Builder
+	if r.Err != nil {
+		b.WriteString(r.Err.Error())
+		r.writeNotes(&b)
+		return b.String()
+	}
+	b.WriteString(r.sections())
+	if r.TimedOut {
+		if b.String() == noOutput {
+			b.Reset()
+		} else {
+			b.WriteByte('\n')
+		}
+		b.WriteString("[Command timed out after " + textfmt.FormatSeconds(r.Timeout) + "]")
+	} else if r.ExitCode != 0 {
+		b.WriteString("\n[exit code: " + strconv.Itoa(r.ExitCode) + "]")
+	}
+	r.writeNotes(&b)
+	return b.String()
+}
+
+const noOutput = "(no output)"
+
+// sections renders "[stdout]\n..." and "[stderr]\n..." or "(no output)".
+func (r *Result) sections() string {
+	var parts []string
+	if r.Stdout != "" {
+		parts = append(parts, "[stdout]\n"+textfmt.ValidUTF8(r.Stdout))
+	}
+	if r.Stderr != "" {
+		parts = append(parts, "[stderr]\n"+textfmt.ValidUTF8(r.Stderr))
+	}
+	if len(parts) == 0 {
+		return noOutput
+	}
+	return strings.Join(parts, "\n")
+}
+
+func (r *Result) writeNotes(b *strings.Builder) {
+	for _, n := range r.Notes {
+		b.WriteString("\n[" + n + "]")
+	}
+}
+
+// cap applies the character cap.
+func (r *Result) cap(s string) string {
+	if r.headAndTail {
+		return textfmt.TruncateHeadTail(s, r.maxChars)
+	}
+	return textfmt.TruncateTail(s, r.maxChars)
+}
+
+// textTruncated reports whether Text drops characters.
+func (r *Result) textTruncated() bool {
+	return r.maxChars > 0 && utf8.RuneCountInString(r.fullText()) > r.maxChars
+}
+
+// resultJSON is the wire form of Result.
+type resultJSON struct {
+	*resultAlias
+	DurationMS int64   `json:"duration_ms"`
+	TimeoutMS  int64   `json:"timeout_ms"`
+	Error      *string `json:"error,omitempty"`
+}
+
+type resultAlias Result
+
+// MarshalJSON renders durations in milliseconds and Err as its message.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	w := resultJSON{
+		resultAlias: (*resultAlias)(r),
+		DurationMS:  r.Duration.Milliseconds(),
+		TimeoutMS:   r.Timeout.Milliseconds(),
+	}
+	if r.Err != nil {
+		msg := r.Err.Error()
+		w.Error = &msg
+	}
+	return json.Marshal(w)
+}

@@ -1,0 +1,382 @@
+package shellcap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shellcap/shellcap/internal/textfmt"
+)
+
+// Shell runs commands for an agent in one workspace. It is safe for
+// concurrent use; each Run starts its own shell process.
+type Shell struct {
+	opts      Options // resolved: defaults filled in
+	root      string  // workspace, absolute with symlinks resolved
+	shellPath string
+	shellArg0 string
+	prelude   string // resource limits, applied by the shell before the command
+	env       map[string]string
+	readOnly  bool
+	log       *slog.Logger
+	warnings  []string
+
+	mu       sync.Mutex
+	cwd      string // remembered directory (PersistCwd); "" means root
+	closed   bool
+	leftover []leftGroup
+}
+
+// New validates opts and returns a Shell. A missing workspace, an invalid
+// environment variable or a bad limit is an error wrapping
+// ErrInvalidOptions (as *OptionError, naming the field).
+func New(opts Options) (*Shell, error) {
+	o := opts
+	o.Env = cloneMap(opts.Env)
+	o.PassEnv = append([]string(nil), opts.PassEnv...)
+	o.DeniedEnvPatterns = append([]string(nil), opts.DeniedEnvPatterns...)
+	if err := fillDefaults(&o); err != nil {
+		return nil, err
+	}
+	root, err := resolveWorkspace(o.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	o.Workspace = root
+	shellPath, err := resolveShell(o.Shell)
+	if err != nil {
+		return nil, err
+	}
+	env, err := buildEnv(&o, hostLookup)
+	if err != nil {
+		return nil, err
+	}
+	s := &Shell{
+		opts:      o,
+		root:      root,
+		shellPath: shellPath,
+		shellArg0: filepath.Base(shellPath),
+		env:       env,
+		readOnly:  o.ReadOnly || !writable(root),
+		log:       o.Logger,
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.prelude, s.warnings, err = limitsPrelude(&o, s.shellArg0); err != nil {
+		return nil, err
+	}
+	for _, w := range s.warnings {
+		s.log.Warn("shellcap: limit not enforced", "detail", w)
+	}
+	if !s.readOnly {
+		removeExpiredOutputs(s.outputDir(), o.OutputRetention)
+	}
+	return s, nil
+}
+
+func fillDefaults(o *Options) error {
+	durations := []struct {
+		name string
+		v    *time.Duration
+		def  time.Duration
+	}{
+		{"DefaultTimeout", &o.DefaultTimeout, DefaultTimeout},
+		{"MaxTimeout", &o.MaxTimeout, DefaultMaxTimeout},
+		{"KillGrace", &o.KillGrace, DefaultKillGrace},
+		{"OutputRetention", &o.OutputRetention, DefaultOutputRetention},
+	}
+	for _, d := range durations {
+		if *d.v < 0 {
+			return optionErr(d.name, "must not be negative (got %v)", *d.v)
+		}
+		if *d.v == 0 {
+			*d.v = d.def
+		}
+	}
+	if o.DefaultTimeout > o.MaxTimeout {
+		return optionErr("DefaultTimeout", "%v is above MaxTimeout %v", o.DefaultTimeout, o.MaxTimeout)
+	}
+	if o.MaxOutputBytes == 0 {
+		o.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	if o.MaxOutputChars == 0 {
+		o.MaxOutputChars = DefaultMaxOutputChars
+	}
+	switch {
+	case o.MaxFileBytes < 0:
+		return optionErr("MaxFileBytes", "must not be negative")
+	case o.MemoryLimit < 0:
+		return optionErr("MemoryLimit", "must not be negative")
+	case o.CPUTime < 0:
+		return optionErr("CPUTime", "must not be negative")
+	case o.MaxProcesses < 0:
+		return optionErr("MaxProcesses", "must not be negative")
+	}
+	return nil
+}
+
+func resolveWorkspace(dir string) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", optionErr("Workspace", "cannot determine the current directory: %v", err)
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", optionErr("Workspace", "%v", err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", optionErr("Workspace", "%s does not exist or cannot be read: %v", abs, err)
+	}
+	if !fi.IsDir() {
+		return "", optionErr("Workspace", "%s is not a directory", abs)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", optionErr("Workspace", "%v", err)
+	}
+	return real, nil
+}
+
+func resolveShell(sh string) (string, error) {
+	if sh == "" {
+		if p, err := exec.LookPath("bash"); err == nil {
+			return p, nil
+		}
+		sh = "/bin/sh"
+	}
+	p, err := exec.LookPath(sh)
+	if err != nil {
+		return "", optionErr("Shell", "%v", err)
+	}
+	return filepath.Abs(p)
+}
+
+// Workspace returns the absolute workspace directory.
+func (s *Shell) Workspace() string { return s.root }
+
+// ReadOnly reports whether the workspace offers no command execution.
+func (s *Shell) ReadOnly() bool { return s.readOnly }
+
+// Warnings lists limits the kernel will not enforce for this Shell (for
+// example MaxProcesses for root). They are logged at New too.
+func (s *Shell) Warnings() []string { return append([]string(nil), s.warnings...) }
+
+// Run runs one command and reports what happened. Problems the model can fix
+// (a NUL byte, a timeout out of range, a deleted working directory) come
+// back as a Result whose Err is set and whose Text explains; the error is
+// for the host program: a read-only or vanished workspace, a closed Shell,
+// a process that cannot be started.
+func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	res := s.newResult(req.Command)
+	start := time.Now()
+	defer func() { res.Duration = time.Since(start) }()
+
+	if refused := s.Authorize(ctx, req.Command); refused != nil {
+		return refused, nil
+	}
+	timeout, rerr := s.timeout(req.Timeout)
+	if rerr != nil {
+		res.Err = rerr
+		return res, nil
+	}
+	res.Timeout = timeout
+	env, err := s.requestEnv(req.Env)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := s.workdir(req.Dir, res)
+	if err != nil {
+		var re *RequestError
+		if errors.As(err, &re) {
+			res.Err = re
+			return res, nil
+		}
+		return nil, err
+	}
+	res.Cwd = dir
+
+	script := s.prelude
+	var cwdFile string
+	if s.opts.PersistCwd && req.Dir == "" {
+		if cwdFile, err = s.cwdCaptureFile(); err != nil {
+			s.log.Warn("shellcap: cannot track the working directory", "err", err)
+		} else {
+			script += cwdTrap(cwdFile)
+			defer os.Remove(cwdFile)
+		}
+	}
+	script += req.Command
+	if len(script)+1 > maxArgLen {
+		res.Err = requestErr(ErrCommandTooLong, "The command is %d bytes; one argument may hold at most %d. Write long scripts to a file and run the file instead.", len(req.Command), maxArgLen-1-len(script)+len(req.Command))
+		return res, nil
+	}
+
+	stdout, stderr := s.newCapture(Stdout), s.newCapture(Stderr)
+	out, err := execute(ctx, &spawn{
+		path:     s.shellPath,
+		args:     []string{s.shellArg0, "-c", script},
+		dir:      dir,
+		env:      env,
+		stdin:    req.Stdin,
+		stdout:   stdout.buf,
+		stderr:   stderr.buf,
+		onOutput: req.OnOutput,
+		timeout:  timeout,
+		grace:    s.opts.KillGrace,
+		maxBytes: s.opts.MaxOutputBytes,
+	})
+	if err != nil {
+		stdout.discard()
+		stderr.discard()
+		serr := startError(err, dir)
+		var re *RequestError
+		if errors.As(serr, &re) {
+			res.Err = re
+			return res, nil
+		}
+		if !s.rootExists() {
+			return nil, fmt.Errorf("%w: %s", ErrWorkspaceGone, s.root)
+		}
+		return nil, serr
+	}
+	s.fill(res, out, stdout, stderr)
+	if cwdFile != "" {
+		s.updateCwd(res, cwdFile)
+	}
+	return res, nil
+}
+
+func (s *Shell) usable() error {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	switch {
+	case closed:
+		return ErrClosed
+	case s.readOnly:
+		return ErrReadOnlyWorkspace
+	}
+	return nil
+}
+
+func (s *Shell) newResult(command string) *Result {
+	return &Result{
+		Command:     command,
+		Cwd:         s.root,
+		maxChars:    s.opts.MaxOutputChars,
+		headAndTail: s.opts.HeadAndTail,
+	}
+}
+
+// timeout resolves the request's timeout within the Shell's range.
+func (s *Shell) timeout(t time.Duration) (time.Duration, *RequestError) {
+	switch {
+	case t == 0:
+		return s.opts.DefaultTimeout, nil
+	case t < 0 || t > s.opts.MaxTimeout:
+		return 0, requestErr(ErrTimeoutRange, "The timeout must be greater than zero and at most %s (got %s).",
+			textfmt.FormatSeconds(s.opts.MaxTimeout), textfmt.FormatSeconds(t))
+	}
+	return t, nil
+}
+
+// checkCommand rejects what no process can receive.
+func checkCommand(cmd string) *RequestError {
+	for i := 0; i < len(cmd); i++ {
+		if cmd[i] == 0 {
+			return requestErr(ErrNULByte, "")
+		}
+	}
+	if !utf8.ValidString(cmd) {
+		return requestErr(ErrInvalidUTF8, "")
+	}
+	return nil
+}
+
+// requestEnv renders the environment for one command.
+func (s *Shell) requestEnv(extra map[string]string) ([]string, error) {
+	if len(extra) == 0 {
+		return envList(s.env, s.opts.DeniedEnvPatterns), nil
+	}
+	if err := checkEnvMap("Request.Env", extra); err != nil {
+		return nil, err
+	}
+	env := make(map[string]string, len(s.env)+len(extra))
+	for k, v := range s.env {
+		env[k] = v
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	return envList(env, s.opts.DeniedEnvPatterns), nil
+}
+
+func (s *Shell) rootExists() bool {
+	fi, err := os.Stat(s.root)
+	return err == nil && fi.IsDir()
+}
+
+// fill turns the outcome into the result's fields and notes.
+func (s *Shell) fill(res *Result, out *outcome, stdout, stderr *streamCapture) {
+	res.TimedOut = out.timedOut
+	res.Canceled = out.canceled
+	res.OutputLimitExceeded = out.limitHit
+	res.ExitCode, res.Signal = exitStatus(out.state)
+	stdout.finish(res, s.opts.KeepANSI)
+	stderr.finish(res, s.opts.KeepANSI)
+	if out.canceled {
+		res.Notes = append(res.Notes, "Command was cancelled; its process group was stopped.")
+	}
+	if out.limitHit {
+		res.Notes = append(res.Notes, fmt.Sprintf("Output exceeded %s; the command was stopped. Redirect large output to a file and read parts of it.", formatBytes(s.opts.MaxOutputBytes)))
+	}
+	if len(out.leftover) > 0 {
+		res.LeftRunning = make([]int, len(out.leftover))
+		for i, p := range out.leftover {
+			res.LeftRunning[i] = p.PID
+		}
+		res.Notes = append(res.Notes, leftoverNote(out.pgid, out.leftover))
+		s.remember(out.pgid, out.leftover)
+	}
+	if res.ExitCode != 0 && !res.TimedOut {
+		res.Notes = append(res.Notes, s.limitNotes(res)...)
+	}
+	s.keepOutputs(res, stdout, stderr)
+}
+
+// Close stops every background process that commands left running and
+// refuses further Runs. It is safe to call more than once.
+func (s *Shell) Close() error {
+	s.mu.Lock()
+	groups := s.leftover
+	s.leftover, s.closed = nil, true
+	s.mu.Unlock()
+	stopLeftovers(groups, s.opts.KillGrace)
+	return nil
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]string, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
