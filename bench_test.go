@@ -30,3 +30,14 @@ func BenchmarkLargeOutput(b *testing.B) {
 		b.ReportMetric(rows[1].Ours, "MiB-rss-growth")
 	}
 }
+
+// BenchmarkPolicyCheck reports the policy check of a typical 100-character
+// pipeline as a fraction of a Run("true") measured in the same run.
+func BenchmarkPolicyCheck(b *testing.B) {
+	row, err := bench.PolicyCheck(b.Context(), b.TempDir(), max(b.N, 10))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(row.Ours, "µs/check")
+	b.ReportMetric(row.Ratio, "ratio")
+}

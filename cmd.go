@@ -16,6 +16,11 @@ func (s *Shell) Authorize(ctx context.Context, command string) *Result {
 		res.Err = rerr
 		return res
 	}
+	if perr := s.authorizePolicy(ctx, command); perr != nil {
+		res := s.newResult(command)
+		res.Err = perr
+		return res
+	}
 	return nil
 }
 

@@ -15,7 +15,7 @@ type leftGroup struct {
 	members []proc.Info
 }
 
-func (s *Shell) remember(pgid int, members []proc.Info) {
+func (s *Shell) rememberLeftover(pgid int, members []proc.Info) {
 	s.mu.Lock()
 	s.leftover = append(s.leftover, leftGroup{pgid, members})
 	s.mu.Unlock()

@@ -3,6 +3,8 @@ package shellcap
 import (
 	"log/slog"
 	"time"
+
+	"github.com/shellcap/shellcap/policy"
 )
 
 // Defaults used when the matching [Options] field is zero.
@@ -108,6 +110,26 @@ type Options struct {
 	// a directory inside the workspace, the next command starts there.
 	// Zero (false) starts every command in the workspace root.
 	PersistCwd bool
+
+	// Policy decides which commands may run, analysing the command with a
+	// real bash parser: every command in lists, pipelines, substitutions,
+	// `bash -c` strings and behind wrappers such as env, sudo or xargs.
+	// The zero value denies rm, rmdir, mkfs, dd, format, shutdown, reboot,
+	// halt, poweroff and init, and interactive programs. See package policy.
+	Policy policy.Rules
+
+	// Approve is asked about commands that need approval (see
+	// ApprovalMode). Nil means no one can approve: such commands are
+	// refused with the policy's reason.
+	Approve Approver
+
+	// ApprovalMode says which commands go to Approve. The zero value,
+	// ApproveAsk, sends only those the policy answers "ask" for.
+	ApprovalMode ApprovalMode
+
+	// AcknowledgeUnsafe must be set to use ApproveNone: the model's
+	// commands then run with no human approval and no sandbox.
+	AcknowledgeUnsafe bool
 
 	// Logger receives debug and warning logs. Nil discards them.
 	Logger *slog.Logger

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/shellcap/shellcap"
@@ -175,5 +176,30 @@ func TestResultJSON(t *testing.T) {
 	data, _ = json.Marshal(bad)
 	if !strings.Contains(string(data), `"error":"The command contains a NUL byte`) {
 		t.Errorf("request error not in JSON: %s", data)
+	}
+}
+
+func TestExpiredOutputFilesAreRemoved(t *testing.T) {
+	ws := t.TempDir()
+	dir := ws + "/.shellcap/output"
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old, fresh := dir+"/old.stdout", dir+"/fresh.stdout"
+	for _, f := range []string{old, fresh} {
+		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(old, past, past); err != nil {
+		t.Fatal(err)
+	}
+	newShell(t, shellcap.Options{Workspace: ws})
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("a 48 h old output file survived a 24 h retention: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a fresh output file was removed: %v", err)
 	}
 }

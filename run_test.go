@@ -28,7 +28,7 @@ func TestRunText(t *testing.T) {
 		{name: "exit code", req: shellcap.Request{Command: "exit 42"}, want: "(no output)\n[exit code: 42]", code: 42},
 		{name: "output and exit code", req: shellcap.Request{Command: "echo x; exit 3"}, want: "[stdout]\nx\n\n[exit code: 3]", code: 3},
 		{name: "no trailing newline", req: shellcap.Request{Command: "printf abc"}, want: "[stdout]\nabc"},
-		{name: "syntax error", req: shellcap.Request{Command: "echo 'unterminated"}, want: "[stderr]\nbash: -c: line 1: unexpected EOF while looking for matching `''\n\n[exit code: 2]", code: 2},
+		{name: "bash error", req: shellcap.Request{Command: "cd /nonexistent-dir"}, want: "[stderr]\nbash: line 1: cd: /nonexistent-dir: No such file or directory\n\n[exit code: 1]", code: 1},
 		{name: "stdin is at EOF", req: shellcap.Request{Command: "cat; read x; echo rc=$?"}, want: "[stdout]\nrc=1\n"},
 		{name: "stdin given", req: shellcap.Request{Command: "tr a-z A-Z", Stdin: strings.NewReader("hello\n")}, want: "[stdout]\nHELLO\n"},
 		{name: "ansi stripped", req: shellcap.Request{Command: `printf '\033[1;31mred\033[0m \033]0;title\007ok\n'`}, want: "[stdout]\nred ok\n"},

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shellcap/shellcap/internal/textfmt"
+	"github.com/shellcap/shellcap/policy"
 )
 
 // Shell runs commands for an agent in one workspace. It is safe for
@@ -24,14 +25,17 @@ type Shell struct {
 	shellArg0 string
 	prelude   string // resource limits, applied by the shell before the command
 	env       map[string]string
+	envList   []string // env rendered, for requests that add nothing
 	readOnly  bool
 	log       *slog.Logger
 	warnings  []string
+	policy    *policy.Policy
 
 	mu       sync.Mutex
 	cwd      string // remembered directory (PersistCwd); "" means root
 	closed   bool
-	leftover []leftGroup
+	leftover  []leftGroup
+	approvals map[string]bool // remembered answers, by exact command
 }
 
 // New validates opts and returns a Shell. A missing workspace, an invalid
@@ -58,14 +62,20 @@ func New(opts Options) (*Shell, error) {
 	if err != nil {
 		return nil, err
 	}
+	pol, err := newPolicy(&o)
+	if err != nil {
+		return nil, err
+	}
 	s := &Shell{
 		opts:      o,
 		root:      root,
 		shellPath: shellPath,
 		shellArg0: filepath.Base(shellPath),
 		env:       env,
+		envList:   envList(env, o.DeniedEnvPatterns),
 		readOnly:  o.ReadOnly || !writable(root),
 		log:       o.Logger,
+		policy:    pol,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -121,6 +131,23 @@ func fillDefaults(o *Options) error {
 		return optionErr("MaxProcesses", "must not be negative")
 	}
 	return nil
+}
+
+// newPolicy compiles the policy rules and checks the approval settings.
+func newPolicy(o *Options) (*policy.Policy, error) {
+	switch {
+	case o.ApprovalMode < ApproveAsk || o.ApprovalMode > ApproveNone:
+		return nil, optionErr("ApprovalMode", "unknown mode %d", int(o.ApprovalMode))
+	case o.ApprovalMode == ApproveAll && o.Approve == nil:
+		return nil, optionErr("ApprovalMode", "ApproveAll needs an Approve function")
+	case o.ApprovalMode == ApproveNone && !o.AcknowledgeUnsafe:
+		return nil, optionErr("ApprovalMode", "ApproveNone runs commands with no approval and no sandbox; set AcknowledgeUnsafe to accept that")
+	}
+	p, err := policy.New(o.Policy)
+	if err != nil {
+		return nil, optionErr("Policy", "%v", err)
+	}
+	return p, nil
 }
 
 func resolveWorkspace(dir string) (string, error) {
@@ -311,7 +338,7 @@ func checkCommand(cmd string) *RequestError {
 // requestEnv renders the environment for one command.
 func (s *Shell) requestEnv(extra map[string]string) ([]string, error) {
 	if len(extra) == 0 {
-		return envList(s.env, s.opts.DeniedEnvPatterns), nil
+		return s.envList, nil
 	}
 	if err := checkEnvMap("Request.Env", extra); err != nil {
 		return nil, err
@@ -351,7 +378,7 @@ func (s *Shell) fill(res *Result, out *outcome, stdout, stderr *streamCapture) {
 			res.LeftRunning[i] = p.PID
 		}
 		res.Notes = append(res.Notes, leftoverNote(out.pgid, out.leftover))
-		s.remember(out.pgid, out.leftover)
+		s.rememberLeftover(out.pgid, out.leftover)
 	}
 	if res.ExitCode != 0 && !res.TimedOut {
 		res.Notes = append(res.Notes, s.limitNotes(res)...)

@@ -34,6 +34,11 @@ Prints a Markdown table.`,
 				return err
 			}
 			rows = append(rows, r)
+			pc, err := bench.PolicyCheck(cmd.Context(), ws, 30)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, pc)
 			big, err := bench.LargeOutput(cmd.Context(), ws, int64(size))
 			if err != nil {
 				return err

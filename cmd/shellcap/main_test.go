@@ -2,18 +2,62 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/tools/txtar"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden transcripts in testdata/cli")
+
+// TestMain lets the test binary act as the shellcap binary, for tests that
+// need a separate process (the stdio MCP server).
+func TestMain(m *testing.M) {
+	if os.Getenv("SHELLCAP_TEST_BE_CLI") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// cliCommand returns a command running the CLI with args.
+func cliCommand(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "SHELLCAP_TEST_BE_CLI=1")
+	return cmd
+}
+
+func TestMCPOverStdio(t *testing.T) {
+	ws := t.TempDir()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cliCommand("mcp", "--workspace", ws)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) == 0 {
+		t.Fatalf("tools: %v %v", tools, err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "pwd -P; ls"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(ws)
+	if got := res.Content[0].(*mcp.TextContent).Text; got != "[stdout]\n"+real+"\n" {
+		t.Fatalf("run_command over stdio: %q", got)
+	}
+}
 
 // TestTranscripts replays testdata/cli/*.txtar: each archive holds the
 // arguments (one per line, run in a fresh workspace), and the expected

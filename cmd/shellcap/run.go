@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -18,32 +17,28 @@ import (
 
 func newRunCmd() *cobra.Command {
 	var (
-		opts     shellcap.Options
+		of       optionFlags
 		timeout  time.Duration
 		dir      string
 		jsonOut  bool
 		useStdin bool
-		env      = envFlag{}
-		maxOut   byteSize
-		maxFile  byteSize
-		memLimit byteSize
 	)
 	cmd := &cobra.Command{
 		Use:   "run [flags] -- COMMAND",
 		Short: "Run one command and print exactly what the model would read",
 		Long: `Run one command through bash in the workspace, with the scrubbed environment,
-limits and output caps an agent gets, and print exactly what the model would
-read (or the structured result with --json). The exit status is the command's
-own; 124 means it timed out and 125 that shellcap could not run it.`,
+policy, limits and output caps an agent gets, and print exactly what the model
+would read (or the structured result with --json). The exit status is the
+command's own; 124 means it timed out and 125 that shellcap could not run it
+(or refused to: the policy's reason is printed).`,
 		Example: `  shellcap run -- 'ls -la | head'
   shellcap run --json --timeout 2m -- go test ./...`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Env = env
-			opts.MaxOutputBytes = int64(maxOut)
-			opts.MaxFileBytes = int64(maxFile)
-			opts.MemoryLimit = int64(memLimit)
-			opts.Logger = slog.Default()
+			opts, err := of.options(cmd.Flags())
+			if err != nil {
+				return err
+			}
 			sh, err := shellcap.New(opts)
 			if err != nil {
 				return err
@@ -67,24 +62,9 @@ own; 124 means it timed out and 125 that shellcap could not run it.`,
 	}
 	cmd.SetContext(context.Background())
 	f := cmd.Flags()
-	f.StringVarP(&opts.Workspace, "workspace", "w", "", "workspace directory (default: the current directory)")
+	of.register(f)
 	f.StringVar(&dir, "dir", "", "start in this directory, relative to the workspace")
 	f.DurationVarP(&timeout, "timeout", "t", 0, "timeout for the command (default 30s)")
-	f.DurationVar(&opts.MaxTimeout, "max-timeout", 0, "largest timeout a request may ask for (default 10m)")
-	f.DurationVar(&opts.KillGrace, "kill-grace", 0, "time between SIGTERM and SIGKILL on timeout (default 2s)")
-	f.StringVar(&opts.Shell, "shell", "", "shell that runs the command with -c (default: bash, else /bin/sh)")
-	f.Var(env, "env", "add NAME=VALUE to the command's environment (repeatable)")
-	f.StringSliceVar(&opts.PassEnv, "pass-env", nil, "host variables to pass through beyond PATH HOME LANG LC_ALL LC_CTYPE TERM TMPDIR")
-	f.StringSliceVar(&opts.DeniedEnvPatterns, "deny-env", nil, "remove variables matching these globs (e.g. '*_TOKEN')")
-	f.Var(&maxOut, "max-output-bytes", "stop the command after it printed this much (default 64MiB; e.g. 10M)")
-	f.IntVar(&opts.MaxOutputChars, "max-output-chars", 0, "cap on the text the model reads, in characters (default 50000; negative: none)")
-	f.BoolVar(&opts.HeadAndTail, "head-and-tail", false, "keep both ends of over-long output instead of only the end")
-	f.BoolVar(&opts.KeepANSI, "keep-ansi", false, "keep ANSI escape sequences in the output")
-	f.BoolVar(&opts.DisableOutputFiles, "no-output-files", false, "do not keep the complete output of truncated commands under .shellcap/output")
-	f.Var(&maxFile, "max-file-bytes", "largest file the command may write (e.g. 10M)")
-	f.Var(&memLimit, "memory-limit", "address-space limit per process (e.g. 2G)")
-	f.DurationVar(&opts.CPUTime, "cpu-time", 0, "CPU time limit per process (e.g. 30s)")
-	f.IntVar(&opts.MaxProcesses, "max-processes", 0, "process limit for the command's user (not enforced for root)")
 	f.BoolVar(&useStdin, "stdin", false, "pass shellcap's standard input to the command (default: /dev/null)")
 	f.BoolVar(&jsonOut, "json", false, "print the structured result as JSON")
 	return cmd

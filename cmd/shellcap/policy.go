@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shellcap/shellcap/policy"
+)
+
+// Exit statuses of policy check.
+const (
+	exitAsk  = 2
+	exitDeny = 1
+)
+
+func newPolicyCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "Inspect the command policy",
+	}
+	cmd.AddCommand(newPolicyCheckCmd())
+	return cmd
+}
+
+func newPolicyCheckCmd() *cobra.Command {
+	var (
+		pf      policyFlags
+		jsonOut bool
+	)
+	cmd := &cobra.Command{
+		Use:   "check [flags] -- COMMAND",
+		Short: "Print the policy's decision on a command, without running it",
+		Long: `Print the policy's decision on a command without running it: the verdict
+(allow, ask or deny), the rule that decided, the reason the model would read,
+and the position of the offending word. Exit status: 0 allow, 1 deny, 2 ask.`,
+		Example: `  shellcap policy check -- 'ls; rm -rf build'
+  shellcap policy check --allow git,go --json -- 'git status && make'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rules, err := pf.rules(cmd.Flags())
+			if err != nil {
+				return err
+			}
+			p, err := policy.New(rules)
+			if err != nil {
+				return err
+			}
+			d := p.Check(strings.Join(args, " "))
+			out := cmd.OutOrStdout()
+			if jsonOut {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(d); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(out, "verdict:  %s\nrule:     %s\nreason:   %s\n", d.Verdict, d.Rule, d.Reason)
+				if d.Word != "" {
+					fmt.Fprintf(out, "word:     %s\n", d.Word)
+				}
+				if d.Pos.Line > 0 {
+					fmt.Fprintf(out, "position: %s\n", d.Pos)
+				}
+			}
+			switch d.Verdict {
+			case policy.Deny:
+				return exitStatus(exitDeny)
+			case policy.Ask:
+				return exitStatus(exitAsk)
+			}
+			return nil
+		},
+	}
+	pf.register(cmd.Flags())
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the decision as JSON")
+	return cmd
+}

@@ -1,0 +1,22 @@
+// Package mcpserver serves shellcap over the Model Context Protocol, so
+// any MCP client (Claude Code, Claude Desktop, Cursor, ADK's MCP toolset,
+// the TypeScript SDK) can give its model a shell it can trust.
+//
+//	sh, _ := shellcap.New(shellcap.Options{Workspace: "."})
+//	srv, _ := mcpserver.New(mcpserver.Options{Shell: sh})
+//	err := srv.MCP().Run(ctx, &mcp.StdioTransport{})
+//
+// Every tool returns exactly [shellcap.Result.Text] as its text content and
+// the structured result beside it. Refusals by the command policy are tool
+// results with isError set, never protocol errors. While a command runs,
+// output chunks are sent as progress notifications when the client asked
+// for progress; a cancelled call stops the command's whole process group.
+//
+// This is the only package that imports the MCP SDK.
+//
+// # Security
+//
+// Over HTTP the server requires a bearer token whenever it listens beyond
+// loopback, checks Origin and Host against DNS rebinding, limits request
+// bodies and reaps idle sessions; see [HTTPOptions].
+package mcpserver

@@ -1,0 +1,77 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shellcap/shellcap"
+)
+
+type runCommandArgs struct {
+	Command        *string  `json:"command"`
+	TimeoutSeconds *float64 `json:"timeout_seconds"`
+}
+
+func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var args runCommandArgs
+	if err := decodeArgs(req, &args); err != nil {
+		return toolError(err.Error()), nil
+	}
+	if args.Command == nil {
+		return toolError(`missing required argument "command"`), nil
+	}
+	r := shellcap.Request{Command: *args.Command}
+	if t := args.TimeoutSeconds; t != nil {
+		if *t <= 0 || math.IsNaN(*t) || math.IsInf(*t, 0) || *t > 1e6 {
+			return toolError("timeout_seconds must be a positive number of seconds."), nil
+		}
+		r.Timeout = time.Duration(*t * float64(time.Second))
+	}
+	ctx, approval := withApproval(ctx, req, r.Command)
+	p := newProgress(ctx, req)
+	r.OnOutput = p.output
+	res, err := s.opts.Shell.Run(ctx, r)
+	p.stop()
+	if err != nil {
+		return nil, err
+	}
+	if ask := approval.inputRequest(r.Command); ask != nil {
+		return ask, nil
+	}
+	return commandResult(res), nil
+}
+
+// commandResult renders a shellcap result as a tool result: the model text
+// and the structured result. Refusals are marked isError.
+func commandResult(res *shellcap.Result) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: res.Text()}},
+		StructuredContent: res,
+		IsError:           res.Err != nil,
+	}
+}
+
+func toolError(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
+}
+
+// decodeArgs unmarshals the tool arguments strictly: unknown arguments are
+// errors the model can read.
+func decodeArgs(req *mcp.CallToolRequest, v any) error {
+	raw := req.Params.Arguments
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("invalid arguments for %s: %v", req.Params.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package mcpserver
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shellcap/shellcap"
+)
+
+// Options configures a Server. Shell is required; everything else has a
+// safe zero value.
+type Options struct {
+	// Shell runs the commands. Required.
+	Shell *shellcap.Shell
+
+	// Tools names the tools to offer. Nil offers every tool the server can
+	// back. Naming a tool it cannot back is an error.
+	Tools []string
+
+	// Instructions are sent to the client at initialization, for example an
+	// environment snapshot. Empty sends none.
+	Instructions string
+
+	// Name and Version identify the server. Empty means "shellcap" and "devel".
+	Name, Version string
+
+	// Logger receives the server's logs. Nil discards them.
+	Logger *slog.Logger
+}
+
+// ErrUnknownTool reports a tool name in Options.Tools that the server
+// does not know or cannot back.
+var ErrUnknownTool = errors.New("mcpserver: unknown tool")
+
+// Server is an MCP server exposing shellcap's tools.
+type Server struct {
+	opts  Options
+	mcp   *mcp.Server
+	tools []string
+}
+
+// New builds the server and registers its tools. A read-only workspace
+// offers no command tools.
+func New(opts Options) (*Server, error) {
+	if opts.Shell == nil {
+		return nil, errors.New("mcpserver: Options.Shell is required")
+	}
+	if opts.Name == "" {
+		opts.Name = "shellcap"
+	}
+	if opts.Version == "" {
+		opts.Version = "devel"
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: opts.Instructions,
+		Logger:       opts.Logger,
+		HasTools:     true,
+	})
+	available := s.available()
+	tools := opts.Tools
+	if tools == nil {
+		tools = available
+	}
+	for _, name := range tools {
+		if !slices.Contains(available, name) {
+			if slices.Contains(AllTools, name) {
+				return nil, fmt.Errorf("%w: %s is not available with this configuration", ErrUnknownTool, name)
+			}
+			return nil, fmt.Errorf("%w: %q (known: %s)", ErrUnknownTool, name, strings.Join(AllTools, ", "))
+		}
+	}
+	if opts.Shell.ReadOnly() {
+		tools = nil
+		opts.Logger.Warn("mcpserver: the workspace is read-only; no command tools are offered")
+	}
+	for _, name := range tools {
+		s.register(name)
+	}
+	s.tools = tools
+	return s, nil
+}
+
+// available lists the tools this configuration can back.
+func (s *Server) available() []string {
+	return []string{RunCommand}
+}
+
+func (s *Server) register(name string) {
+	switch name {
+	case RunCommand:
+		s.mcp.AddTool(&mcp.Tool{
+			Name:         RunCommand,
+			Title:        "Run a shell command",
+			Description:  runCommandDescription,
+			InputSchema:  runCommandSchema,
+			OutputSchema: resultSchema,
+			Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+		}, s.runCommand)
+	}
+}
+
+// Tools lists the names of the tools offered.
+func (s *Server) Tools() []string { return slices.Clone(s.tools) }
+
+// MCP returns the underlying SDK server, to run on any transport.
+func (s *Server) MCP() *mcp.Server { return s.mcp }

@@ -1,0 +1,64 @@
+package mcpserver
+
+// Tool names. They and their argument names are a public contract.
+const (
+	RunCommand   = "run_command"
+	StartCommand = "start_command"
+	CheckCommand = "check_command"
+	WaitCommand  = "wait_command"
+	SendInput    = "send_input"
+	StopCommand  = "stop_command"
+	ListCommands = "list_commands"
+	ShellTool    = "shell"
+	BashTool     = "bash"
+)
+
+// AllTools lists every tool name in the order they are offered.
+var AllTools = []string{RunCommand, StartCommand, CheckCommand, WaitCommand, SendInput, StopCommand, ListCommands, ShellTool, BashTool}
+
+func ptr[T any](v T) *T { return &v }
+
+// resultSchema describes the structured result of a command tool.
+var resultSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"command":               map[string]any{"type": "string"},
+		"stdout":                map[string]any{"type": "string", "description": "stdout, with the middle of over-long output replaced by an omission line"},
+		"stderr":                map[string]any{"type": "string"},
+		"exit_code":             map[string]any{"type": "integer", "description": "128+N when signal N ended the shell"},
+		"signal":                map[string]any{"type": "string"},
+		"duration_ms":           map[string]any{"type": "integer"},
+		"timeout_ms":            map[string]any{"type": "integer"},
+		"timed_out":             map[string]any{"type": "boolean"},
+		"canceled":              map[string]any{"type": "boolean"},
+		"output_limit_exceeded": map[string]any{"type": "boolean"},
+		"truncated":             map[string]any{"type": "boolean"},
+		"stdout_bytes":          map[string]any{"type": "integer"},
+		"stderr_bytes":          map[string]any{"type": "integer"},
+		"stdout_omitted_bytes":  map[string]any{"type": "integer"},
+		"stderr_omitted_bytes":  map[string]any{"type": "integer"},
+		"stdout_file":           map[string]any{"type": "string", "description": "file holding the complete stdout when it was cut"},
+		"stderr_file":           map[string]any{"type": "string"},
+		"cwd":                   map[string]any{"type": "string"},
+		"left_running":          map[string]any{"type": "array", "items": map[string]any{"type": "integer"}},
+		"notes":                 map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+		"error":                 map[string]any{"type": "string", "description": "why the command was not run"},
+	},
+	"required": []string{"command", "stdout", "stderr", "exit_code", "timed_out", "truncated", "cwd"},
+}
+
+const runCommandDescription = `Execute a shell command and return its output.
+
+The command runs with bash -c in the workspace, in its own process group, with stdin at end-of-file (commands that read input see EOF at once), a scrubbed environment and a timeout. The result labels the output "[stdout]" and "[stderr]", adds "[exit code: N]" when the command failed and "[Command timed out after Ns]" when it ran too long; then any notes in brackets.
+
+Limits: long output keeps its end (errors and exit codes are there) and the complete output is saved to a file the result names: search it with grep or read parts with sed -n instead of running the command again. On timeout the command and everything it started are stopped; pass a larger timeout_seconds, or run long-lived servers and watchers with start_command. Interactive programs (editors, pagers, prompts) cannot be used. Some commands may be refused by policy; the result says why and what to do instead.`
+
+var runCommandSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"command":         map[string]any{"type": "string", "description": "The shell command line to run with bash -c."},
+		"timeout_seconds": map[string]any{"type": "number", "exclusiveMinimum": 0, "description": "Seconds before the command is stopped. Default: the server's default timeout (30 s unless configured)."},
+	},
+	"required":             []string{"command"},
+	"additionalProperties": false,
+}

@@ -1,0 +1,141 @@
+package mcpserver_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/mcpserver"
+)
+
+func TestStdioTransport(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "SHELLCAP_TEST_STDIO_SERVER=1", "SHELLCAP_TEST_WORKSPACE="+t.TempDir())
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res := call(t, cs, mcpserver.RunCommand, map[string]any{"command": "echo over stdio"})
+	if text(res) != "[stdout]\nover stdio\n" {
+		t.Fatalf("text %q", text(res))
+	}
+}
+
+func newHTTPServer(t *testing.T, opts mcpserver.HTTPOptions) (*httptest.Server, error) {
+	t.Helper()
+	sh, err := shellcap.New(shellcap.Options{Workspace: t.TempDir(), Env: markEnv()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sh.Close() })
+	srv, err := mcpserver.New(mcpserver.Options{Shell: sh})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := srv.HTTPHandler(opts)
+	if err != nil {
+		return nil, err
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts, nil
+}
+
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+func TestHTTPTransport(t *testing.T) {
+	ts, err := newHTTPServer(t, mcpserver.HTTPOptions{Addr: "127.0.0.1:0", Token: "s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	httpClient := &http.Client{Transport: bearer{"s3cret", http.DefaultTransport}}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: httpClient}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res := call(t, cs, mcpserver.RunCommand, map[string]any{"command": "echo over http"})
+	if text(res) != "[stdout]\nover http\n" {
+		t.Fatalf("text %q", text(res))
+	}
+}
+
+func TestHTTPGuards(t *testing.T) {
+	if _, err := newHTTPServer(t, mcpserver.HTTPOptions{Addr: "0.0.0.0:7777"}); !errors.Is(err, mcpserver.ErrTokenRequired) {
+		t.Fatalf("listening beyond loopback without a token: %v", err)
+	}
+	ts, err := newHTTPServer(t, mcpserver.HTTPOptions{Addr: "127.0.0.1:0", Token: "s3cret", MaxBodyBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	tests := []struct {
+		name   string
+		header map[string]string
+		host   string
+		body   string
+		want   int
+	}{
+		{"no token", nil, "", body, http.StatusUnauthorized},
+		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, "", body, http.StatusUnauthorized},
+		{"foreign origin", map[string]string{"Authorization": "Bearer s3cret", "Origin": "https://evil.example"}, "", body, http.StatusForbidden},
+		{"rebinding host", map[string]string{"Authorization": "Bearer s3cret"}, "evil.example", body, http.StatusForbidden},
+		{"body too large", map[string]string{"Authorization": "Bearer s3cret"}, "", body + strings.Repeat(" ", 2000), http.StatusRequestEntityTooLarge},
+		{"good", map[string]string{"Authorization": "Bearer s3cret", "Origin": "http://localhost:3000"}, "", body, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range tt.header {
+				req.Header.Set(k, v)
+			}
+			if tt.host != "" {
+				req.Host = tt.host
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tt.want {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tt.want)
+			}
+			if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+				// End the session this raw request opened.
+				del, _ := http.NewRequest("DELETE", ts.URL, nil)
+				del.Header.Set("Authorization", "Bearer s3cret")
+				del.Header.Set("Mcp-Session-Id", id)
+				if resp, err := http.DefaultClient.Do(del); err == nil {
+					resp.Body.Close()
+				}
+			}
+		})
+	}
+}
