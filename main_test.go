@@ -15,7 +15,7 @@ import (
 
 // testMark is put into the environment of every command the tests run, so
 // that TestMain can find any process they leaked, wherever it moved.
-var testMark = "SHELLCAP_TEST_MARK=" + strconv.Itoa(os.Getpid())
+var testMark = "SCTEST_MARK=" + strconv.Itoa(os.Getpid())
 
 func TestMain(m *testing.M) {
 	warmUp()

@@ -22,10 +22,10 @@ import (
 	"github.com/shellcap/shellcap/policy"
 )
 
-var testMark = "SHELLCAP_MCP_TEST=" + strconv.Itoa(os.Getpid())
+var testMark = "SCTEST_MCP_MARK=" + strconv.Itoa(os.Getpid())
 
 func TestMain(m *testing.M) {
-	if os.Getenv("SHELLCAP_TEST_STDIO_SERVER") != "" {
+	if os.Getenv("SCTEST_STDIO_SERVER") != "" {
 		serveStdio()
 		return
 	}
@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 // serveStdio makes the test binary an MCP server on stdio, for the stdio
 // transport test.
 func serveStdio() {
-	sh, err := shellcap.New(shellcap.Options{Workspace: os.Getenv("SHELLCAP_TEST_WORKSPACE"), Env: markEnv()})
+	sh, err := shellcap.New(shellcap.Options{Workspace: os.Getenv("SCTEST_WORKSPACE"), Env: markEnv()})
 	if err != nil {
 		panic(err)
 	}

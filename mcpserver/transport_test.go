@@ -19,7 +19,7 @@ import (
 
 func TestStdioTransport(t *testing.T) {
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "SHELLCAP_TEST_STDIO_SERVER=1", "SHELLCAP_TEST_WORKSPACE="+t.TempDir())
+	cmd.Env = append(os.Environ(), "SCTEST_STDIO_SERVER=1", "SCTEST_WORKSPACE="+t.TempDir())
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -22,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite the golden transcripts in testd
 // TestMain lets the test binary act as the shellcap binary, for tests that
 // need a separate process (the stdio MCP server).
 func TestMain(m *testing.M) {
-	if os.Getenv("SHELLCAP_TEST_BE_CLI") == "1" {
+	if os.Getenv("SCTEST_BE_CLI") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 // cliCommand returns a command running the CLI with args.
 func cliCommand(args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "SHELLCAP_TEST_BE_CLI=1")
+	cmd.Env = append(os.Environ(), "SCTEST_BE_CLI=1")
 	return cmd
 }
 
@@ -60,7 +60,9 @@ func TestMCPOverStdio(t *testing.T) {
 }
 
 // TestTranscripts replays testdata/cli/*.txtar: each archive holds the
-// arguments (one per line, run in a fresh workspace), and the expected
+// arguments (one per line, run in a fresh workspace $WORK), optional
+// environment variables ("env", NAME=VALUE words), files to create in the
+// workspace ("file:NAME"), standard input ("stdin"), and the expected
 // stdout, stderr and exit status. Run with -update to rewrite them.
 func TestTranscripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/cli/*.txtar")
@@ -78,6 +80,17 @@ func TestTranscripts(t *testing.T) {
 				sections[f.Name] = string(f.Data)
 			}
 			ws := t.TempDir()
+			for name, data := range sections {
+				if file, ok := strings.CutPrefix(name, "file:"); ok {
+					if err := os.WriteFile(filepath.Join(ws, file), []byte(data), 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			for _, kv := range strings.Fields(sections["env"]) {
+				k, v, _ := strings.Cut(kv, "=")
+				t.Setenv(k, v)
+			}
 			var args []string
 			for _, a := range strings.Split(strings.TrimSuffix(sections["args"], "\n"), "\n") {
 				args = append(args, strings.ReplaceAll(a, "$WORK", ws))

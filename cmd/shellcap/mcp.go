@@ -1,15 +1,16 @@
 package main
 
 import (
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/config"
 	"github.com/shellcap/shellcap/mcpserver"
 )
 
@@ -24,13 +25,31 @@ func (s *serverFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVar(&s.tools, "tools", nil, "tools to offer (default: all available)")
 }
 
+// toolsLayer adds --tools to the configuration layers.
+func (s *serverFlags) toolsLayer(cmd *cobra.Command) *config.File {
+	if !cmd.Flags().Changed("tools") {
+		return &config.File{}
+	}
+	return &config.File{Tools: s.tools}
+}
+
 // server builds the Shell and the MCP server the flags describe; the
 // caller closes the Shell.
 func (s *serverFlags) server(cmd *cobra.Command) (*mcpserver.Server, *shellcap.Shell, error) {
-	opts, err := s.options.options(cmd.Flags())
+	eff, err := s.options.effective(cmd.Flags(), s.toolsLayer(cmd))
 	if err != nil {
 		return nil, nil, err
 	}
+	return s.build(eff)
+}
+
+// build makes the Shell and the MCP server of an effective configuration.
+func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, *shellcap.Shell, error) {
+	opts, err := eff.Options()
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Logger = slog.Default()
 	if opts.Approve == nil {
 		opts.Approve = mcpserver.ElicitApprover
 	}
@@ -38,11 +57,7 @@ func (s *serverFlags) server(cmd *cobra.Command) (*mcpserver.Server, *shellcap.S
 	if err != nil {
 		return nil, nil, err
 	}
-	var tools []string
-	if cmd.Flags().Changed("tools") {
-		tools = s.tools
-	}
-	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Tools: tools, Version: version(), Logger: opts.Logger})
+	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Tools: eff.Tools, Version: version(), Logger: opts.Logger})
 	if err != nil {
 		sh.Close()
 		return nil, nil, err
@@ -67,7 +82,7 @@ directory is the workspace. Logs go to stderr; stdout is the protocol.`,
 			defer sh.Close()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return srv.MCP().Run(ctx, &mcp.IOTransport{Reader: nopCloser{cmd.InOrStdin()}, Writer: nopWriteCloser{cmd.OutOrStdout()}})
+			return srv.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	}
 	sf.register(cmd)
@@ -76,36 +91,69 @@ directory is the workspace. Logs go to stderr; stdout is the protocol.`,
 
 func newServeCmd() *cobra.Command {
 	var (
-		sf   serverFlags
-		http mcpserver.HTTPOptions
+		sf      serverFlags
+		addr    string
+		token   string
+		origins []string
+		idle    time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the shell tools over streamable HTTP",
 		Long: `Serve the shell tools over MCP's streamable HTTP transport with stateful
-sessions. Listening beyond loopback requires --token (or SHELLCAP_TOKEN).`,
+sessions. Listening beyond loopback requires a bearer token (--token,
+SHELLCAP_TOKEN or server.token in the configuration file).`,
 		Example: `  shellcap serve --addr 127.0.0.1:7777
   SHELLCAP_TOKEN=... shellcap serve --addr 0.0.0.0:7777`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if http.Token == "" {
-				http.Token = os.Getenv("SHELLCAP_TOKEN")
+			f := cmd.Flags()
+			server := &config.File{}
+			if f.Changed("addr") {
+				server.Server.Addr = &addr
 			}
-			srv, sh, err := sf.server(cmd)
+			if f.Changed("token") {
+				server.Server.Token = &token
+			}
+			if f.Changed("allow-origin") {
+				server.Server.AllowedOrigins = origins
+			}
+			if f.Changed("idle-timeout") {
+				server.Server.SessionIdleTimeout = &idle
+			}
+			eff, err := sf.options.effective(f, sf.toolsLayer(cmd), server)
+			if err != nil {
+				return err
+			}
+			srv, sh, err := sf.build(eff)
 			if err != nil {
 				return err
 			}
 			defer sh.Close()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return srv.ListenAndServe(ctx, http)
+			s := eff.Server
+			return srv.ListenAndServe(ctx, mcpserver.HTTPOptions{
+				Addr:               deref(s.Addr, "127.0.0.1:7777"),
+				Token:              deref(s.Token, ""),
+				AllowedOrigins:     s.AllowedOrigins,
+				MaxBodyBytes:       deref(s.MaxBodyBytes, 0),
+				SessionIdleTimeout: deref(s.SessionIdleTimeout, 0),
+			})
 		},
 	}
 	sf.register(cmd)
 	f := cmd.Flags()
-	f.StringVar(&http.Addr, "addr", "127.0.0.1:7777", "listen address")
-	f.StringVar(&http.Token, "token", "", "bearer token clients must send (required beyond loopback)")
-	f.StringSliceVar(&http.AllowedOrigins, "allow-origin", nil, "browser origins allowed besides loopback")
-	f.DurationVar(&http.SessionIdleTimeout, "idle-timeout", 30*time.Minute, "close MCP sessions idle this long")
+	f.StringVar(&addr, "addr", "127.0.0.1:7777", "listen address")
+	f.StringVar(&token, "token", "", "bearer token clients must send (required beyond loopback)")
+	f.StringSliceVar(&origins, "allow-origin", nil, "browser origins allowed besides loopback")
+	f.DurationVar(&idle, "idle-timeout", 30*time.Minute, "close MCP sessions idle this long")
 	return cmd
+}
+
+func deref[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
 }

@@ -1,57 +1,168 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
+	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/config"
+	"github.com/shellcap/shellcap/policy"
 )
 
-// optionFlags are the flags that fill shellcap.Options, shared by every
-// subcommand that runs commands.
+// optionFlags are the flags that configure a Shell, shared by every
+// subcommand that runs commands. Only flags given on the command line
+// count: they override SHELLCAP_* variables, which override the
+// configuration file.
 type optionFlags struct {
-	opts     shellcap.Options
-	env      envFlag
-	maxOut   byteSize
-	maxFile  byteSize
-	memLimit byteSize
-	policy   policyFlags
+	configPath string
+	v          struct {
+		workspace, shell                          string
+		defaultTimeout, maxTimeout, killGrace     time.Duration
+		cpuTime                                   time.Duration
+		maxOutputChars, maxProcesses              int
+		headAndTail, keepANSI, noFiles, persist   bool
+		readOnly                                  bool
+		passEnv, denyEnv                          []string
+		maxOut, maxFile, memLimit                 byteSize
+		env                                       envFlag
+		policyFile                                string
+		allow, deny, operators, denyPat, allowPat []string
+		noDenyList, allowInteractive, approval    bool
+	}
 }
 
 func (o *optionFlags) register(f *pflag.FlagSet) {
-	o.env = envFlag{}
-	f.StringVarP(&o.opts.Workspace, "workspace", "w", "", "workspace directory (default: the current directory)")
-	f.DurationVar(&o.opts.DefaultTimeout, "default-timeout", 0, "timeout when a request sets none (default 30s)")
-	f.DurationVar(&o.opts.MaxTimeout, "max-timeout", 0, "largest timeout a request may ask for (default 10m)")
-	f.DurationVar(&o.opts.KillGrace, "kill-grace", 0, "time between SIGTERM and SIGKILL on timeout (default 2s)")
-	f.StringVar(&o.opts.Shell, "shell", "", "shell that runs commands with -c (default: bash, else /bin/sh)")
-	f.Var(o.env, "env", "add NAME=VALUE to the command environment (repeatable)")
-	f.StringSliceVar(&o.opts.PassEnv, "pass-env", nil, "host variables to pass through beyond PATH HOME LANG LC_ALL LC_CTYPE TERM TMPDIR")
-	f.StringSliceVar(&o.opts.DeniedEnvPatterns, "deny-env", nil, "remove variables matching these globs (e.g. '*_TOKEN')")
-	f.Var(&o.maxOut, "max-output-bytes", "stop a command after it printed this much (default 64MiB; e.g. 10M)")
-	f.IntVar(&o.opts.MaxOutputChars, "max-output-chars", 0, "cap on the text the model reads, in characters (default 50000; negative: none)")
-	f.BoolVar(&o.opts.HeadAndTail, "head-and-tail", false, "keep both ends of over-long output instead of only the end")
-	f.BoolVar(&o.opts.KeepANSI, "keep-ansi", false, "keep ANSI escape sequences in the output")
-	f.BoolVar(&o.opts.DisableOutputFiles, "no-output-files", false, "do not keep the complete output of truncated commands under .shellcap/output")
-	f.Var(&o.maxFile, "max-file-bytes", "largest file a command may write (e.g. 10M)")
-	f.Var(&o.memLimit, "memory-limit", "address-space limit per process (e.g. 2G)")
-	f.DurationVar(&o.opts.CPUTime, "cpu-time", 0, "CPU time limit per process (e.g. 30s)")
-	f.IntVar(&o.opts.MaxProcesses, "max-processes", 0, "process limit for the command's user (not enforced for root)")
-	f.BoolVar(&o.opts.PersistCwd, "persist-cwd", false, "make cd stick across calls (servers and sessions)")
-	f.BoolVar(&o.opts.ReadOnly, "read-only", false, "treat the workspace as read-only: no command execution")
-	o.policy.register(f)
+	v := &o.v
+	v.env = envFlag{}
+	f.StringVar(&o.configPath, "config", "", "configuration file (default: $SHELLCAP_CONFIG, else shellcap.yaml, .yml or .json in the current directory)")
+	f.StringVarP(&v.workspace, "workspace", "w", "", "workspace directory (default: the current directory)")
+	f.DurationVar(&v.defaultTimeout, "default-timeout", 0, "timeout when a request sets none (default 30s)")
+	f.DurationVar(&v.maxTimeout, "max-timeout", 0, "largest timeout a request may ask for (default 10m)")
+	f.DurationVar(&v.killGrace, "kill-grace", 0, "time between SIGTERM and SIGKILL on timeout (default 2s)")
+	f.StringVar(&v.shell, "shell", "", "shell that runs commands with -c (default: bash, else /bin/sh)")
+	f.Var(v.env, "env", "add NAME=VALUE to the command environment (repeatable)")
+	f.StringSliceVar(&v.passEnv, "pass-env", nil, "host variables to pass through beyond PATH HOME LANG LC_ALL LC_CTYPE TERM TMPDIR")
+	f.StringSliceVar(&v.denyEnv, "deny-env", nil, "remove variables matching these globs ('llm_api_keys' for the usual credential names)")
+	f.Var(&v.maxOut, "max-output-bytes", "stop a command after it printed this much (default 64MiB; e.g. 10M)")
+	f.IntVar(&v.maxOutputChars, "max-output-chars", 0, "cap on the text the model reads, in characters (default 50000; negative: none)")
+	f.BoolVar(&v.headAndTail, "head-and-tail", false, "keep both ends of over-long output instead of only the end")
+	f.BoolVar(&v.keepANSI, "keep-ansi", false, "keep ANSI escape sequences in the output")
+	f.BoolVar(&v.noFiles, "no-output-files", false, "do not keep the complete output of truncated commands under .shellcap/output")
+	f.Var(&v.maxFile, "max-file-bytes", "largest file a command may write (e.g. 10M)")
+	f.Var(&v.memLimit, "memory-limit", "address-space limit per process (e.g. 2G)")
+	f.DurationVar(&v.cpuTime, "cpu-time", 0, "CPU time limit per process (e.g. 30s)")
+	f.IntVar(&v.maxProcesses, "max-processes", 0, "process limit for the command's user (not enforced for root)")
+	f.BoolVar(&v.persist, "persist-cwd", false, "make cd stick across calls")
+	f.BoolVar(&v.readOnly, "read-only", false, "treat the workspace as read-only: no command execution")
+	f.StringVar(&v.policyFile, "policy", "", "policy file (YAML or JSON: allowed_commands, denied_commands, denied_operators, ...)")
+	f.StringSliceVar(&v.allow, "allow", nil, "allow only these commands (replaces the default deny list)")
+	f.StringSliceVar(&v.deny, "deny", nil, "deny these commands instead of the default list")
+	f.BoolVar(&v.noDenyList, "no-deny-list", false, "disable the default deny list")
+	f.StringSliceVar(&v.operators, "deny-operator", nil, "deny shell operators such as '>', '|', '&&', '$(...)'")
+	f.BoolVar(&v.allowInteractive, "allow-interactive", false, "allow interactive programs (vim, less, ssh, ...)")
+	f.StringSliceVar(&v.denyPat, "deny-pattern", nil, "deny commands matching these regular expressions")
+	f.StringSliceVar(&v.allowPat, "allow-pattern", nil, "allow only commands matching these regular expressions")
+	f.BoolVar(&v.approval, "approval-rules", false, "use the approval rule set: read-only commands run, destructive ones are denied, the rest need approval")
 }
 
-// options returns the Options the flags describe.
-func (o *optionFlags) options(f *pflag.FlagSet) (shellcap.Options, error) {
-	opts := o.opts
-	opts.Env = o.env
-	opts.MaxOutputBytes = int64(o.maxOut)
-	opts.MaxFileBytes = int64(o.maxFile)
-	opts.MemoryLimit = int64(o.memLimit)
+// layer renders the flags given on the command line as a configuration
+// layer.
+func (o *optionFlags) layer(f *pflag.FlagSet) (*config.File, error) {
+	v := &o.v
+	l := &config.File{}
+	set := func(name string, apply func()) {
+		if f.Changed(name) {
+			apply()
+		}
+	}
+	set("workspace", func() { l.Workspace = &v.workspace })
+	set("shell", func() { l.Shell = &v.shell })
+	set("default-timeout", func() { l.DefaultTimeout = &v.defaultTimeout })
+	set("max-timeout", func() { l.MaxTimeout = &v.maxTimeout })
+	set("kill-grace", func() { l.KillGrace = &v.killGrace })
+	set("cpu-time", func() { l.CPUTime = &v.cpuTime })
+	set("max-output-chars", func() { l.MaxOutputChars = &v.maxOutputChars })
+	set("max-processes", func() { l.MaxProcesses = &v.maxProcesses })
+	set("head-and-tail", func() { l.HeadAndTail = &v.headAndTail })
+	set("keep-ansi", func() { l.KeepANSI = &v.keepANSI })
+	set("no-output-files", func() { l.DisableOutputFiles = &v.noFiles })
+	set("persist-cwd", func() { l.PersistCwd = &v.persist })
+	set("read-only", func() { l.ReadOnly = &v.readOnly })
+	set("pass-env", func() { l.PassEnv = v.passEnv })
+	set("deny-env", func() { l.DeniedEnvPatterns = v.denyEnv })
+	set("max-output-bytes", func() { l.MaxOutputBytes = new(int64(v.maxOut)) })
+	set("max-file-bytes", func() { l.MaxFileBytes = new(int64(v.maxFile)) })
+	set("memory-limit", func() { l.MemoryLimit = new(int64(v.memLimit)) })
+	set("env", func() { l.Env = v.env })
+	if v.policyFile != "" {
+		// A policy file describes the whole policy: it replaces the
+		// policy of the lower layers.
+		data, err := os.ReadFile(v.policyFile)
+		if err != nil {
+			return nil, err
+		}
+		r, err := policy.ParseRules(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", v.policyFile, err)
+		}
+		l.Policy = config.Policy{
+			AllowedCommands: r.AllowedCommands, DeniedCommands: r.DeniedCommands, DeniedOperators: r.DeniedOperators,
+			AllowInteractive: &r.AllowInteractive, DenyPatterns: r.DenyPatterns, AllowPatterns: r.AllowPatterns, Approval: &r.Approval,
+		}
+	}
+	p := &l.Policy
+	set("allow", func() { p.AllowedCommands = v.allow })
+	set("deny", func() { p.DeniedCommands = v.deny })
+	set("no-deny-list", func() { p.DeniedCommands = []string{} })
+	set("deny-operator", func() { p.DeniedOperators = v.operators })
+	set("allow-interactive", func() { p.AllowInteractive = &v.allowInteractive })
+	set("deny-pattern", func() { p.DenyPatterns = v.denyPat })
+	set("allow-pattern", func() { p.AllowPatterns = v.allowPat })
+	set("approval-rules", func() { p.Approval = &v.approval })
+	return l, nil
+}
+
+// effective merges the configuration file, the SHELLCAP_* environment and
+// the flags, in rising precedence.
+func (o *optionFlags) effective(f *pflag.FlagSet, extra ...*config.File) (*config.File, error) {
+	path := o.configPath
+	if path == "" {
+		path = os.Getenv(config.EnvConfigFile)
+	}
+	file := &config.File{}
+	if path != "" {
+		var err error
+		if file, err = config.Load(path); err != nil {
+			return nil, err
+		}
+	} else if found, ok := config.Find("."); ok {
+		var err error
+		if file, err = config.Load(found); err != nil {
+			return nil, err
+		}
+	}
+	env, err := config.FromEnv(os.Environ())
+	if err != nil {
+		return nil, err
+	}
+	flags, err := o.layer(f)
+	if err != nil {
+		return nil, err
+	}
+	return config.Merge(append([]*config.File{file, env, flags}, extra...)...), nil
+}
+
+// options returns the Options of the effective configuration.
+func (o *optionFlags) options(f *pflag.FlagSet) (shellcap.Options, *config.File, error) {
+	eff, err := o.effective(f)
+	if err != nil {
+		return shellcap.Options{}, nil, err
+	}
+	opts, err := eff.Options()
 	opts.Logger = slog.Default()
-	var err error
-	opts.Policy, err = o.policy.rules(f)
-	return opts, err
+	return opts, eff, err
 }

@@ -27,7 +27,7 @@ func newPolicyCmd() *cobra.Command {
 
 func newPolicyCheckCmd() *cobra.Command {
 	var (
-		pf      policyFlags
+		of      optionFlags
 		jsonOut bool
 	)
 	cmd := &cobra.Command{
@@ -40,11 +40,11 @@ and the position of the offending word. Exit status: 0 allow, 1 deny, 2 ask.`,
   shellcap policy check --allow git,go --json -- 'git status && make'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rules, err := pf.rules(cmd.Flags())
+			opts, _, err := of.options(cmd.Flags())
 			if err != nil {
 				return err
 			}
-			p, err := policy.New(rules)
+			p, err := policy.New(opts.Policy)
 			if err != nil {
 				return err
 			}
@@ -74,7 +74,7 @@ and the position of the offending word. Exit status: 0 allow, 1 deny, 2 ask.`,
 			return nil
 		},
 	}
-	pf.register(cmd.Flags())
+	of.register(cmd.Flags())
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the decision as JSON")
 	return cmd
 }

@@ -35,7 +35,7 @@ command's own; 124 means it timed out and 125 that shellcap could not run it
   shellcap run --json --timeout 2m -- go test ./...`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := of.options(cmd.Flags())
+			opts, _, err := of.options(cmd.Flags())
 			if err != nil {
 				return err
 			}

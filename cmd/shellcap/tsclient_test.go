@@ -90,7 +90,7 @@ func checkReport(t *testing.T, report map[string]any) {
 }
 
 func TestTypeScriptClientStdio(t *testing.T) {
-	report := tsClient(t, []string{"SHELLCAP_TEST_BE_CLI=1"}, "stdio", os.Args[0], "mcp", "--workspace", t.TempDir())
+	report := tsClient(t, []string{"SCTEST_BE_CLI=1"}, "stdio", os.Args[0], "mcp", "--workspace", t.TempDir())
 	checkReport(t, report)
 }
 
