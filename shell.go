@@ -31,9 +31,9 @@ type Shell struct {
 	warnings  []string
 	policy    *policy.Policy
 
-	mu       sync.Mutex
-	cwd      string // remembered directory (PersistCwd); "" means root
-	closed   bool
+	mu        sync.Mutex
+	cwd       string // remembered directory (PersistCwd); "" means root
+	closed    bool
 	leftover  []leftGroup
 	approvals map[string]bool // remembered answers, by exact command
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/policy"
 )
 
 // Row is one measured comparison.
@@ -178,4 +179,39 @@ func human(n int64) string {
 		return strconv.FormatInt(n>>20, 10) + " MiB"
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// TypicalPipeline is a representative 100-character agent command.
+const TypicalPipeline = `cd src && grep -rn "TODO" --include='*.go' . | sort | uniq -c | sort -rn | head -20 > /tmp/todo.txt`
+
+// PolicyCheck compares the policy check of TypicalPipeline with a
+// Run("true") measured in the same run.
+func PolicyCheck(ctx context.Context, workspace string, runs int) (Row, error) {
+	sh, err := shellcap.New(shellcap.Options{Workspace: workspace})
+	if err != nil {
+		return Row{}, err
+	}
+	defer sh.Close()
+	p, err := policy.New(policy.Rules{})
+	if err != nil {
+		return Row{}, err
+	}
+	var runTimes, checkTimes []time.Duration
+	for range runs {
+		start := time.Now()
+		if _, err := sh.Run(ctx, shellcap.Request{Command: "true"}); err != nil {
+			return Row{}, err
+		}
+		runTimes = append(runTimes, time.Since(start))
+		const checks = 200
+		start = time.Now()
+		for range checks {
+			if d := p.Check(TypicalPipeline); !d.Allowed() {
+				return Row{}, fmt.Errorf("policy refused the typical pipeline: %s", d.Reason)
+			}
+		}
+		checkTimes = append(checkTimes, time.Since(start)/checks)
+	}
+	c, r := median(checkTimes), median(runTimes)
+	return Row{Name: "policy check of a 100-char pipeline vs Run(\"true\")", Ours: float64(c) / float64(time.Microsecond), Raw: float64(r) / float64(time.Microsecond), Unit: "µs", Ratio: float64(c) / float64(r), Target: "<= 0.02"}, nil
 }
