@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/envprobe"
 )
 
 // Options configures a Server. Shell is required; everything else has a
@@ -22,9 +23,14 @@ type Options struct {
 	// back. Naming a tool it cannot back is an error.
 	Tools []string
 
-	// Instructions are sent to the client at initialization, for example an
-	// environment snapshot. Empty sends none.
+	// Instructions are sent to the client at initialization. Empty sends
+	// only the environment snapshot, if any.
 	Instructions string
+
+	// Environment is the snapshot of the machine the commands run on
+	// (see package envprobe). When set, it is added to the instructions and
+	// offered as the resource shellcap://environment. Nil offers none.
+	Environment *envprobe.Snapshot
 
 	// Name and Version identify the server. Empty means "shellcap" and "devel".
 	Name, Version string
@@ -61,10 +67,13 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: opts.Instructions,
+		Instructions: instructions(opts),
 		Logger:       opts.Logger,
 		HasTools:     true,
 	})
+	if opts.Environment != nil {
+		s.addEnvironmentResource(opts.Environment)
+	}
 	available := s.available()
 	tools := opts.Tools
 	if tools == nil {

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/envprobe"
 	"github.com/shellcap/shellcap/mcpserver"
 	"github.com/shellcap/shellcap/policy"
 )
@@ -312,5 +313,41 @@ func TestUnknownTool(t *testing.T) {
 	defer sh.Close()
 	if _, err := mcpserver.New(mcpserver.Options{Shell: sh, Tools: []string{"format_disk"}}); !errors.Is(err, mcpserver.ErrUnknownTool) {
 		t.Fatalf("New with an unknown tool: %v", err)
+	}
+}
+
+func TestEnvironmentSnapshot(t *testing.T) {
+	sh, err := shellcap.New(shellcap.Options{Workspace: t.TempDir(), Env: markEnv()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	snap, err := envprobe.Probe(t.Context(), sh, envprobe.Options{Tools: []string{"bash", "no-such-tool-here"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Environment: snap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ss, err := srv.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	instr := cs.InitializeResult().Instructions
+	if !strings.Contains(instr, "Commands run in this environment:") || !strings.Contains(instr, "bash") || !strings.Contains(instr, "no-such-tool-here") {
+		t.Fatalf("instructions: %q", instr)
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.EnvironmentURI})
+	if err != nil || len(res.Contents) != 2 || !strings.Contains(res.Contents[0].Text, `"Workdir"`) && !strings.Contains(res.Contents[0].Text, `"workdir"`) {
+		t.Fatalf("resource: %+v %v", res, err)
 	}
 }

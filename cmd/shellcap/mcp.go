@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/config"
+	"github.com/shellcap/shellcap/envprobe"
 	"github.com/shellcap/shellcap/mcpserver"
 )
 
@@ -57,7 +59,12 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, *shellcap.Shel
 	if err != nil {
 		return nil, nil, err
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Tools: eff.Tools, Version: version(), Logger: opts.Logger})
+	snap, err := envprobe.Probe(context.Background(), sh, probeOptions(eff))
+	if err != nil {
+		sh.Close()
+		return nil, nil, err
+	}
+	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Tools: eff.Tools, Environment: snap, Version: version(), Logger: opts.Logger})
 	if err != nil {
 		sh.Close()
 		return nil, nil, err

@@ -25,6 +25,6 @@ func newRootCmd() *cobra.Command {
 		},
 	}
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
-	root.AddCommand(newRunCmd(), newMCPCmd(), newServeCmd(), newPolicyCmd(), newConfigCmd(), newBenchCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newMCPCmd(), newServeCmd(), newPolicyCmd(), newConfigCmd(), newEnvCmd(), newBenchCmd(), newVersionCmd())
 	return root
 }

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/config"
+	"github.com/shellcap/shellcap/envprobe"
+)
+
+// probeOptions reads the probe settings of a configuration.
+func probeOptions(eff *config.File) envprobe.Options {
+	return envprobe.Options{Tools: eff.Server.ProbeTools, Timeout: deref(eff.Server.ProbeTimeout, 0)}
+}
+
+func newEnvCmd() *cobra.Command {
+	var (
+		of      optionFlags
+		jsonOut bool
+	)
+	cmd := &cobra.Command{
+		Use:   "env",
+		Short: "Print the environment snapshot an agent is told about",
+		Long: `Print the environment snapshot the MCP server puts in its instructions: shell
+and version, operating system, working directory and the versions of probed
+tools. Probes run through the same policy, environment and limits as the
+agent's commands.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			eff, err := of.effective(cmd.Flags())
+			if err != nil {
+				return err
+			}
+			opts, err := eff.Options()
+			if err != nil {
+				return err
+			}
+			opts.Logger = slog.Default()
+			sh, err := shellcap.New(opts)
+			if err != nil {
+				return err
+			}
+			defer sh.Close()
+			snap, err := envprobe.Probe(cmd.Context(), sh, probeOptions(eff))
+			if err != nil {
+				return err
+			}
+			if jsonOut {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(snap)
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), snap.Text())
+			return err
+		},
+	}
+	of.register(cmd.Flags())
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the snapshot as JSON")
+	return cmd
+}
