@@ -57,7 +57,8 @@ and the position of the offending word. Exit status: 0 allow, 1 deny, 2 ask.`,
 					return err
 				}
 			} else {
-				fmt.Fprintf(out, "verdict:  %s\nrule:     %s\nreason:   %s\n", d.Verdict, d.Rule, d.Reason)
+				code := map[policy.Verdict]string{policy.Allow: "32", policy.Ask: "33", policy.Deny: "31"}[d.Verdict]
+				fmt.Fprintf(out, "verdict:  %s\nrule:     %s\nreason:   %s\n", colour(out, code, d.Verdict.String()), d.Rule, d.Reason)
 				if d.Word != "" {
 					fmt.Fprintf(out, "word:     %s\n", d.Word)
 				}

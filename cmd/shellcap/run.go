@@ -50,7 +50,10 @@ command's own; 124 means it timed out and 125 that shellcap could not run it
 			if useStdin {
 				req.Stdin = cmd.InOrStdin()
 			}
+			progress := startProgress(cmd.ErrOrStderr())
+			req.OnOutput = func(_ shellcap.Stream, p []byte) { progress.count(len(p)) }
 			res, err := sh.Run(ctx, req)
+			progress.end()
 			if err != nil {
 				return err
 			}
