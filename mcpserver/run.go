@@ -34,6 +34,9 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 		r.Timeout = time.Duration(*t * float64(time.Second))
 	}
 	ctx, approval := withApproval(ctx, req, r.Command)
+	if s.opts.Jobs != nil && s.opts.ForegroundTimeout > 0 {
+		return s.runOrPromote(ctx, r, approval)
+	}
 	p := newProgress(ctx, req)
 	r.OnOutput = p.output
 	res, err := s.opts.Shell.Run(ctx, r)
@@ -44,14 +47,31 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	if ask := approval.inputRequest(r.Command); ask != nil {
 		return ask, nil
 	}
-	return commandResult(res), nil
+	return s.commandResult(res), nil
+}
+
+// runOrPromote runs the command as a job that becomes a background command
+// when it outlives the foreground timeout.
+func (s *Server) runOrPromote(ctx context.Context, r shellcap.Request, approval *approvalRound) (*mcp.CallToolResult, error) {
+	res, err := s.opts.Jobs.Run(ctx, r, s.opts.ForegroundTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if ask := approval.inputRequest(r.Command); ask != nil {
+		return ask, nil
+	}
+	if res.Result != nil {
+		return s.commandResult(res.Result), nil
+	}
+	return s.textResult(res), nil
 }
 
 // commandResult renders a shellcap result as a tool result: the model text
-// and the structured result. Refusals are marked isError.
-func commandResult(res *shellcap.Result) *mcp.CallToolResult {
+// (with any job-finished notices) and the structured result. Refusals are
+// marked isError.
+func (s *Server) commandResult(res *shellcap.Result) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: res.Text()}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: res.Text() + s.takeNotices()}},
 		StructuredContent: res,
 		IsError:           res.Err != nil,
 	}

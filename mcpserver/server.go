@@ -6,11 +6,14 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/envprobe"
+	"github.com/shellcap/shellcap/jobs"
 )
 
 // Options configures a Server. Shell is required; everything else has a
@@ -22,6 +25,16 @@ type Options struct {
 	// Tools names the tools to offer. Nil offers every tool the server can
 	// back. Naming a tool it cannot back is an error.
 	Tools []string
+
+	// Jobs runs background commands. Nil offers no job tools
+	// (start_command, check_command, wait_command, send_input,
+	// stop_command, list_commands, shell).
+	Jobs *jobs.Manager
+
+	// ForegroundTimeout, with Jobs set, makes run_command promote a command
+	// still running after this long to a background job: the model gets
+	// the output so far and the job's ID. Zero never promotes.
+	ForegroundTimeout time.Duration
 
 	// Instructions are sent to the client at initialization. Empty sends
 	// only the environment snapshot, if any.
@@ -48,6 +61,10 @@ type Server struct {
 	opts  Options
 	mcp   *mcp.Server
 	tools []string
+
+	mu          sync.Mutex
+	notices     []string // finished jobs not yet told to the model
+	unsubscribe func()
 }
 
 // New builds the server and registers its tools. A read-only workspace
@@ -95,12 +112,26 @@ func New(opts Options) (*Server, error) {
 		s.register(name)
 	}
 	s.tools = tools
+	if opts.Jobs != nil && len(tools) > 0 {
+		s.unsubscribe = opts.Jobs.Subscribe(s.jobFinished)
+	}
 	return s, nil
+}
+
+// Close stops listening for job events. Jobs keep running.
+func (s *Server) Close() error {
+	if s.unsubscribe != nil {
+		s.unsubscribe()
+	}
+	return nil
 }
 
 // available lists the tools this configuration can back.
 func (s *Server) available() []string {
-	return []string{RunCommand}
+	if s.opts.Jobs == nil {
+		return []string{RunCommand}
+	}
+	return []string{RunCommand, StartCommand, CheckCommand, WaitCommand, SendInput, StopCommand, ListCommands, ShellTool}
 }
 
 func (s *Server) register(name string) {
@@ -114,6 +145,8 @@ func (s *Server) register(name string) {
 			OutputSchema: resultSchema,
 			Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 		}, s.runCommand)
+	default:
+		s.registerJobTool(name)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/envprobe"
+	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/mcpserver"
 	"github.com/shellcap/shellcap/policy"
 )
@@ -93,6 +94,13 @@ func marked(wait time.Duration) []string {
 // session closed when the test ends.
 func connect(t *testing.T, opts shellcap.Options, copts *mcp.ClientOptions) (*mcp.ClientSession, *mcpserver.Server) {
 	t.Helper()
+	return connectWith(t, opts, copts, nil)
+}
+
+// connectWith is connect with server options: with jobs set, the server
+// offers the job tools from a Manager on the same Shell.
+func connectWith(t *testing.T, opts shellcap.Options, copts *mcp.ClientOptions, sopts *mcpserver.Options) (*mcp.ClientSession, *mcpserver.Server) {
+	t.Helper()
 	if opts.Workspace == "" {
 		opts.Workspace = t.TempDir()
 	}
@@ -105,10 +113,32 @@ func connect(t *testing.T, opts shellcap.Options, copts *mcp.ClientOptions) (*mc
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sh.Close() })
-	srv, err := mcpserver.New(mcpserver.Options{Shell: sh})
+	so := mcpserver.Options{}
+	if sopts != nil {
+		so = *sopts
+	}
+	so.Shell = sh
+	if sopts != nil && sopts.Jobs == nil {
+		m, err := jobs.New(sh, jobs.Options{KillGrace: 500 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			// Stop whatever a failed test left running, then close.
+			if list, err := m.List(context.Background()); err == nil {
+				for _, j := range list.Jobs {
+					m.Stop(context.Background(), j.ID, false)
+				}
+			}
+			m.Close()
+		})
+		so.Jobs = m
+	}
+	srv, err := mcpserver.New(so)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { srv.Close() })
 	st, ct := mcp.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	ss, err := srv.MCP().Connect(ctx, st, nil)

@@ -1,0 +1,70 @@
+// Package jobs runs background jobs for an agent: commands that keep
+// running after the tool call that started them, and after the process
+// that started them. An agent starts a dev server, a watcher or a long
+// test run, gets an unguessable ID, and later checks its output, waits
+// for it, writes to its stdin or stops it.
+//
+// Each job runs under a small supervisor: the host binary itself,
+// re-executed (this package's init recognises the supervisor's argument,
+// so any binary that links the package can be a supervisor, test binaries
+// included). The supervisor runs in its own session, starts the command
+// exactly as [shellcap.Shell.Cmd] prepares it (its own session and process
+// group, the Shell's environment and limits), copies its output into
+// bounded logs and records its state in a status file. Everything lives
+// under <workspace>/.shellcap/jobs/<id>/ (directories 0700; the state
+// directory's .gitignore holds "*"), so a host that restarts finds its
+// jobs again with a new [Manager].
+//
+// # Quick start
+//
+//	sh, err := shellcap.New(shellcap.Options{Workspace: dir})
+//	...
+//	m, err := jobs.New(sh, jobs.Options{})
+//	...
+//	defer m.Close() // jobs keep running
+//	started, err := m.Start(ctx, jobs.StartRequest{Command: "npm run dev"})
+//	fmt.Println(started.Text()) // Started background command: 'npm run dev'\nID: 3f…
+//	check, err := m.Check(ctx, started.ID, true) // only output since the last look
+//	fmt.Println(check.Text())                    // [stdout]\n…\n[status: running]
+//	stopped, err := m.Stop(ctx, started.ID, false)
+//	fmt.Println(stopped.Text()) // …\n[stopped]\n[exit code: 143]
+//
+// Every result has a Text method with exactly what the model should read
+// (compatible with pydantic-ai-harness's start_command, check_command and
+// stop_command) and marshals to JSON. Mistakes the model can fix (an
+// unknown ID, input to a job without a stdin pipe, too many jobs) come
+// back as results, not errors.
+//
+// [Manager.Shell] is pydantic-ai-harness's persistent `shell` tool: a job
+// with one combined log, waited on in the foreground for up to 270 s, with
+// the handles (PID, the kill command for the whole tree, log and status
+// paths) in the result. [Manager.Run] is gptme's promotion: a command that
+// outlives its foreground timeout becomes a background job.
+//
+// # Security
+//
+// Commands pass [shellcap.Shell.Authorize] before anything starts. IDs are
+// 128 random bits; a malformed ID is rejected before it reaches a path.
+// The command's environment reaches the supervisor through an inherited
+// pipe, never argv. Stop never signals a process it cannot identify: the
+// supervisor is signalled through a pidfd opened and then checked against
+// its recorded start time, and it stops the command while the command's
+// leader is still unreaped, so the process group ID cannot have been
+// reused; if the supervisor is gone, the command's group is signalled only
+// while its pinned leader is the recorded process. A job whose processes
+// are all gone is reported finished with an unknown exit code and nothing
+// is signalled.
+//
+// The state directory is inside the workspace, so commands the model runs
+// can rewrite a status file, for example to point Stop at another of the
+// user's processes. That grants nothing a command cannot do directly
+// (kill(1) runs with the same rights), but hosts that run commands in a
+// sandbox should keep .shellcap out of the sandbox's writable paths.
+//
+// When a job's command exits, the supervisor stops whatever the command
+// left running in its process group, so a finished job leaves no process
+// behind. Processes that left the group (setsid) are not tracked.
+//
+// Jobs need Linux (pidfd, hole punching, /proc); elsewhere [New] returns
+// [shellcap.ErrUnsupported].
+package jobs

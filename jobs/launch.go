@@ -1,0 +1,220 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/shellcap/shellcap"
+)
+
+// launchTimeout bounds how long Start waits for the supervisor to report
+// that the command runs.
+const launchTimeout = 30 * time.Second
+
+// startConfig is one job to start.
+type startConfig struct {
+	command  string
+	dir      string
+	env      map[string]string
+	stdin    bool
+	combined bool
+	timeout  time.Duration // 0: none
+}
+
+// startOutcome is a started job, or why none was started: refusal is a
+// message for the model.
+type startOutcome struct {
+	job     *job
+	st      *status
+	refusal string
+	result  *shellcap.Result // the Shell's refusal, when it refused
+}
+
+// start authorizes and starts a job.
+func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, error) {
+	if err := m.usable(); err != nil {
+		return startOutcome{}, err
+	}
+	if refused := m.sh.Authorize(ctx, cfg.command); refused != nil {
+		return startOutcome{refusal: refused.Text(), result: refused}, nil
+	}
+	cmd, err := m.sh.Cmd(cfg.command, cfg.dir, cfg.env)
+	if err != nil {
+		var re *shellcap.RequestError
+		if errors.As(err, &re) {
+			return startOutcome{refusal: re.Error()}, nil
+		}
+		return startOutcome{}, err
+	}
+	j, refusal := m.reserve()
+	if j == nil {
+		return startOutcome{refusal: refusal}, nil
+	}
+	st, err := m.launch(ctx, j, &spec{
+		ID:          j.id,
+		Dir:         j.dir,
+		Command:     cfg.command,
+		Path:        cmd.Path,
+		Args:        cmd.Args,
+		Workdir:     cmd.Dir,
+		Env:         cmd.Env,
+		Combined:    cfg.combined,
+		Stdin:       cfg.stdin,
+		MaxLogBytes: m.opts.MaxLogBytes,
+		GraceMS:     m.opts.KillGrace.Milliseconds(),
+		TimeoutMS:   cfg.timeout.Milliseconds(),
+	}, cmd.Env)
+	if err != nil {
+		m.forget(j)
+		_ = os.RemoveAll(j.dir)
+		return startOutcome{}, err
+	}
+	j.mu.Lock()
+	j.st = st
+	j.mu.Unlock()
+	return startOutcome{job: j, st: st}, nil
+}
+
+// reserve takes a slot under MaxJobs and a fresh ID, or says why not.
+func (m *Manager) reserve() (*job, string) {
+	m.mu.Lock()
+	full := m.runningCount() >= m.opts.MaxJobs
+	m.mu.Unlock()
+	if full {
+		// Some may have finished since we last looked.
+		for _, j := range m.snapshot() {
+			if !j.finished.Load() {
+				_, _, _ = m.refresh(j)
+			}
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.runningCount() >= m.opts.MaxJobs {
+		return nil, fmt.Sprintf("[Error: %d background commands are already running, the most allowed. Stop one (or wait for one to finish) first.]", m.opts.MaxJobs)
+	}
+	id := newID()
+	j := &job{id: id, dir: filepath.Join(m.root, id), done: make(chan struct{})}
+	m.jobs[id] = j
+	return j, ""
+}
+
+// launch starts the supervisor for j and waits until it reports the
+// command running. The spec travels over an inherited pipe, never in argv.
+func (m *Manager) launch(ctx context.Context, j *job, sp *spec, env []string) (*status, error) {
+	if err := m.ensureRoot(); err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(j.dir, 0o700); err != nil {
+		return nil, err
+	}
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	replyR, replyW, err := os.Pipe()
+	if err != nil {
+		closeFiles(specR, specW)
+		return nil, err
+	}
+	sup := &exec.Cmd{
+		Path:        selfExe,
+		Args:        []string{"shellcap-job", supervisorArg},
+		Env:         supervisorEnv(env),
+		Dir:         "/",
+		ExtraFiles:  []*os.File{specR, replyW},
+		SysProcAttr: sessionAttr(),
+	}
+	err = sup.Start()
+	closeFiles(specR, replyW)
+	if err != nil {
+		closeFiles(specW, replyR)
+		return nil, &shellcap.StartError{Err: err}
+	}
+	pid := sup.Process.Pid
+	_ = sup.Process.Release() // reaped by m.reap, without a goroutine per job
+	m.mu.Lock()
+	m.children[pid] = j.dir
+	m.mu.Unlock()
+
+	deadline := time.Now().Add(launchTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	data, _ := json.Marshal(sp)
+	_ = specW.SetWriteDeadline(deadline)
+	_, werr := specW.Write(data)
+	specW.Close()
+	_ = replyR.SetReadDeadline(deadline)
+	out, rerr := io.ReadAll(io.LimitReader(replyR, 1<<20))
+	replyR.Close()
+	var rep reply
+	if werr == nil && rerr == nil && json.Unmarshal(out, &rep) == nil && rep.Error == "" && rep.Status != nil {
+		return rep.Status, nil
+	}
+	m.abandon(pid, j.dir)
+	switch {
+	case rep.Error != "":
+		err = errors.New(rep.Error)
+	case werr != nil:
+		err = werr
+	case rerr != nil:
+		err = rerr
+	default:
+		err = errors.New("the job supervisor exited without reporting")
+	}
+	return nil, &shellcap.StartError{Err: err}
+}
+
+// supervisorEnv is the supervisor's own environment: the command's (so
+// that whatever finds a job's processes by their environment finds the
+// supervisor too), and, unless set there, no race-detector exit delay
+// (which only race-enabled builds read).
+func supervisorEnv(env []string) []string {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GORACE=") {
+			return env
+		}
+	}
+	return append(slices.Clip(env), "GORACE=atexit_sleep_ms=0")
+}
+
+// abandon makes sure a supervisor that failed to report leaves nothing
+// running: it asks it to stop (which stops the command if it got that far),
+// then kills it. It is this process's unreaped child, so its PID is safe
+// to signal.
+func (m *Manager) abandon(pid int, dir string) {
+	// Take over reaping it, so that nobody else reaps it (and lets its
+	// PID be reused) while it is being signalled.
+	m.mu.Lock()
+	_, ours := m.children[pid]
+	delete(m.children, pid)
+	m.mu.Unlock()
+	if ours {
+		_ = killPID(pid, syscall.SIGTERM)
+		deadline := time.Now().Add(m.opts.KillGrace + 5*time.Second)
+		for !reapChild(pid) {
+			if time.Now().After(deadline) {
+				_ = killPID(pid, syscall.SIGKILL)
+				for !reapChild(pid) {
+					time.Sleep(5 * time.Millisecond)
+				}
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	if st, _, err := readStatus(dir); err == nil && !st.finished() {
+		killCommand(st, m.opts.KillGrace)
+	}
+}

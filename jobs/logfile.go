@@ -1,0 +1,128 @@
+package jobs
+
+import (
+	"io"
+	"os"
+	"sync"
+	"unicode/utf8"
+)
+
+// holeAlign is the granularity of dropped log bytes: file systems free
+// whole blocks only.
+const holeAlign = 4096
+
+// boundedLog is the supervisor's writer for one log file. The file's
+// length always equals the number of bytes written, so an offset names
+// the same byte for its whole life; once the file holds more than max
+// bytes past what was dropped, its oldest part is turned into a hole (or,
+// where the file system cannot do that, the file is emptied) so that at
+// least max/2 recent bytes stay readable and the disk use stays bounded.
+type boundedLog struct {
+	mu      sync.Mutex
+	f       *os.File
+	max     int64
+	written int64 // bytes written, = the file's length
+	dropped int64 // bytes at the start no longer kept
+	onDrop  func(written, dropped int64)
+}
+
+func (l *boundedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, err := l.f.Write(p)
+	l.written += int64(n)
+	if l.written-l.dropped > l.max {
+		l.dropOldest()
+	}
+	if err != nil {
+		// A full disk must not block the command: count what was lost and
+		// keep accepting.
+		return len(p), nil
+	}
+	return n, nil
+}
+
+// dropOldest frees everything but the last max/2 bytes (rounded to whole
+// blocks).
+func (l *boundedLog) dropOldest() {
+	keepFrom := (l.written - l.max/2) / holeAlign * holeAlign
+	if keepFrom <= l.dropped {
+		return
+	}
+	if punchHole(l.f, l.dropped, keepFrom-l.dropped) == nil {
+		l.dropped = keepFrom
+	} else {
+		// No hole punching: start the file again. Offsets then move
+		// back, which readers detect by the file being shorter than
+		// they last saw.
+		_ = l.f.Truncate(0)
+		_, _ = l.f.Seek(0, io.SeekStart)
+		l.dropped += l.written
+		l.written = 0
+	}
+	if l.onDrop != nil {
+		l.onDrop(l.written, l.dropped)
+	}
+}
+
+func (l *boundedLog) counts() (written, dropped int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.written, l.dropped
+}
+
+// logChunk is a part of a log read from its end.
+type logChunk struct {
+	data    []byte
+	start   int64 // offset of data[0] in the log
+	end     int64 // the log's length when read
+	skipped int64 // bytes between the requested start and start
+}
+
+// readLog reads path from offset from (clamped so that at most window
+// bytes are read) to its end. A start inside a UTF-8 character moves to
+// the character's end. A missing file reads as empty.
+func readLog(path string, from, window int64) (logChunk, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return logChunk{start: from, end: from}, nil
+		}
+		return logChunk{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return logChunk{}, err
+	}
+	size := fi.Size()
+	if from > size {
+		from = 0 // the log was restarted (no hole punching)
+	}
+	start := max(from, size-window)
+	data := make([]byte, size-start)
+	n, err := f.ReadAt(data, start)
+	if err != nil && err != io.EOF {
+		return logChunk{}, err
+	}
+	data = data[:n]
+	// Skip the rest of a character cut by the window.
+	if start > from {
+		cut := 0
+		for cut < len(data) && cut < utf8.UTFMax-1 && !utf8.RuneStart(data[cut]) {
+			cut++
+		}
+		data = data[cut:]
+		start += int64(cut)
+	}
+	// Leave a character still being written for the next read.
+	for i := len(data) - 1; i >= 0 && i >= len(data)-(utf8.UTFMax-1); i-- {
+		if utf8.RuneStart(data[i]) {
+			if !utf8.FullRune(data[i:]) {
+				data = data[:i]
+			}
+			break
+		}
+	}
+	return logChunk{data: data, start: start, end: start + int64(len(data)), skipped: start - from}, nil
+}

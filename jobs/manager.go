@@ -1,0 +1,365 @@
+package jobs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/shellcap/shellcap"
+)
+
+// ErrClosed reports a call on a Manager after [Manager.Close].
+var ErrClosed = errors.New("jobs: manager is closed")
+
+// How often the Manager looks at running jobs (for completion events and
+// to reap supervisors) and at expired ones.
+const (
+	watchInterval = 100 * time.Millisecond
+	gcInterval    = time.Minute
+	// orphanAge is how old a job directory without a status file must be
+	// before it counts as a failed start rather than one in progress.
+	orphanAge = 10 * launchTimeout
+)
+
+// Manager starts and tracks background jobs in one workspace. Jobs outlive
+// the Manager and the process: a new Manager on the same workspace finds
+// them. It is safe for concurrent use.
+type Manager struct {
+	sh   *shellcap.Shell
+	opts Options
+	root string // <workspace>/.shellcap/jobs
+
+	mu       sync.Mutex
+	jobs     map[string]*job
+	children map[int]string // supervisors this process started and must reap: PID -> job dir
+	subs     map[int]func(Event)
+	nextSub  int
+	closed   bool
+	lastGC   time.Time
+
+	quit        chan struct{}
+	watcherDone chan struct{}
+}
+
+// job is what the Manager remembers about one job; the status file is the
+// truth.
+type job struct {
+	id  string
+	dir string
+
+	inputMu  sync.Mutex // one Input at a time (flock covers other processes)
+	mu       sync.Mutex
+	st       *status
+	raw      []byte
+	seen     [2]int64 // log offsets already shown (new_only)
+	done     chan struct{}
+	finished atomic.Bool
+	notified bool
+	// quiet suppresses the finished event of a job whose end is reported
+	// directly (Run in the foreground).
+	quiet atomic.Bool
+}
+
+// New returns a Manager for sh's workspace. It adopts the jobs already
+// recorded there (started by an earlier process) and removes finished
+// ones older than Options.Retention.
+func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
+	if !supported {
+		return nil, shellcap.ErrUnsupported
+	}
+	if sh == nil {
+		return nil, errors.New("jobs: New needs a Shell")
+	}
+	o := opts
+	if err := o.fill(); err != nil {
+		return nil, err
+	}
+	m := &Manager{
+		sh:          sh,
+		opts:        o,
+		root:        filepath.Join(sh.Workspace(), ".shellcap", "jobs"),
+		jobs:        map[string]*job{},
+		children:    map[int]string{},
+		subs:        map[int]func(Event){},
+		quit:        make(chan struct{}),
+		watcherDone: make(chan struct{}),
+	}
+	m.scan()
+	go m.watch()
+	return m, nil
+}
+
+// Close stops watching jobs. Jobs keep running; a later Manager on the same
+// workspace finds them. It is safe to call more than once.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	m.mu.Unlock()
+	close(m.quit)
+	<-m.watcherDone
+	// Reap supervisors that are just exiting; those still running are
+	// reaped by whoever inherits them once this process exits.
+	m.reap()
+	deadline := time.Now().Add(2 * time.Second)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for pid, dir := range m.children {
+		st, _, err := readStatus(dir)
+		if err == nil && !st.finished() {
+			continue
+		}
+		for !reapChild(pid) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		delete(m.children, pid)
+	}
+	return nil
+}
+
+// reap reaps the supervisors this process started that have exited.
+func (m *Manager) reap() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for pid := range m.children {
+		if reapChild(pid) {
+			delete(m.children, pid)
+		}
+	}
+}
+
+func (m *Manager) usable() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+func (m *Manager) snapshot() []*job {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*job, 0, len(m.jobs))
+	for _, j := range m.jobs {
+		out = append(out, j)
+	}
+	return out
+}
+
+// ensureRoot creates <workspace>/.shellcap/jobs (0700) with the state
+// directory's .gitignore.
+func (m *Manager) ensureRoot() error {
+	state := filepath.Dir(m.root)
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		return err
+	}
+	ignore := filepath.Join(state, ".gitignore")
+	if _, err := os.Stat(ignore); err != nil {
+		if err := os.WriteFile(ignore, []byte("*\n"), 0o600); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(m.root, 0o700); err != nil && !os.IsExist(err) {
+		return err
+	}
+	return nil
+}
+
+// find returns the job with this ID, adopting it from disk when this
+// Manager has not seen it; nil when the ID is malformed or unknown. A
+// malformed ID never reaches the file system.
+func (m *Manager) find(id string) *job {
+	if !validID(id) {
+		return nil
+	}
+	m.mu.Lock()
+	j := m.jobs[id]
+	m.mu.Unlock()
+	dir := filepath.Join(m.root, id)
+	if j != nil {
+		if _, err := os.Lstat(dir); err != nil {
+			m.forget(j) // removed by another Manager
+			return nil
+		}
+		return j
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return nil
+	}
+	if _, _, err := readStatus(dir); err != nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if j := m.jobs[id]; j != nil {
+		return j
+	}
+	j = &job{id: id, dir: dir, done: make(chan struct{}), seen: loadSeen(dir)}
+	m.jobs[id] = j
+	return j
+}
+
+func (m *Manager) forget(j *job) {
+	m.mu.Lock()
+	if m.jobs[j.id] == j {
+		delete(m.jobs, j.id)
+	}
+	m.mu.Unlock()
+}
+
+// refresh reads the job's status and turns a job whose supervisor and
+// command are both gone into a finished one with an unknown exit code. The
+// first time it sees a job finished it notifies the subscribers; a job
+// whose directory vanished is forgotten.
+func (m *Manager) refresh(j *job) (*status, []byte, error) {
+	st, raw, fin, err := j.refresh()
+	if fin && !j.quiet.Load() {
+		m.notify(j, st)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		j.mu.Lock()
+		started := j.st != nil
+		j.mu.Unlock()
+		if started {
+			m.forget(j) // removed behind our back: it no longer counts
+		}
+	}
+	return st, raw, err
+}
+
+func (j *job) refresh() (st *status, raw []byte, justFinished bool, err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.finished.Load() {
+		return j.st, j.raw, false, nil
+	}
+	st, raw, err = readStatus(j.dir)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if !st.finished() && !alive(st.SupervisorPID, st.SupervisorStartTicks) {
+		// It may have written its final status just before exiting.
+		if st2, raw2, err := readStatus(j.dir); err == nil {
+			st, raw = st2, raw2
+		}
+		if !st.finished() && !alive(st.PID, st.StartTicks) {
+			now := time.Now().UTC()
+			st.State, st.FinishedAt, st.SupervisorLost, st.ExitCode = stateFinished, &now, true, nil
+			_ = writeStatus(j.dir, st)
+			if _, raw2, err := readStatus(j.dir); err == nil {
+				raw = raw2
+			}
+		}
+	}
+	j.st, j.raw = st, raw
+	if st.finished() {
+		j.finished.Store(true)
+		close(j.done)
+		justFinished = !j.notified
+		j.notified = true
+	}
+	return st, raw, justFinished, nil
+}
+
+// runningCount counts the jobs not known to have finished.
+func (m *Manager) runningCount() int {
+	n := 0
+	for _, j := range m.jobs {
+		if !j.finished.Load() {
+			n++
+		}
+	}
+	return n
+}
+
+// watch refreshes running jobs (for completion events and reaping) and
+// removes expired ones, until Close.
+func (m *Manager) watch() {
+	defer close(m.watcherDone)
+	t := time.NewTicker(watchInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.quit:
+			return
+		case <-t.C:
+		}
+		for _, j := range m.snapshot() {
+			if !j.finished.Load() {
+				_, _, _ = m.refresh(j)
+			}
+		}
+		m.reap()
+		m.mu.Lock()
+		due := time.Since(m.lastGC) >= gcInterval
+		m.mu.Unlock()
+		if due {
+			m.gc()
+		}
+	}
+}
+
+// scan adopts the jobs recorded on disk and removes expired ones.
+func (m *Manager) scan() {
+	entries, err := os.ReadDir(m.root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if j := m.find(e.Name()); j != nil {
+			_, _, _ = m.refresh(j)
+		}
+	}
+	m.gc()
+}
+
+// gc removes finished jobs older than Retention, and directories that never
+// got a status file and are as old.
+func (m *Manager) gc() {
+	m.mu.Lock()
+	m.lastGC = time.Now()
+	m.mu.Unlock()
+	entries, err := os.ReadDir(m.root)
+	if err != nil {
+		return
+	}
+	cutoff := time.Now().Add(-m.opts.Retention)
+	for _, e := range entries {
+		if !validID(e.Name()) || !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(m.root, e.Name())
+		st, _, err := readStatus(dir)
+		switch {
+		case err != nil:
+			// No status yet: possibly a job being started right now.
+			if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) && time.Since(fi.ModTime()) > orphanAge {
+				_ = os.RemoveAll(dir)
+			}
+			continue
+		case !st.finished() || st.FinishedAt == nil || !st.FinishedAt.Before(cutoff):
+			continue
+		}
+		m.mu.Lock()
+		j := m.jobs[e.Name()]
+		m.mu.Unlock()
+		if j != nil {
+			m.forget(j)
+		}
+		_ = os.RemoveAll(dir)
+	}
+}
+
+// remove deletes a job's directory and forgets it.
+func (m *Manager) remove(j *job) {
+	_ = os.RemoveAll(j.dir)
+	m.forget(j)
+}

@@ -1,0 +1,382 @@
+package jobs
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/shellcap/shellcap/internal/textfmt"
+)
+
+// inputTimeout bounds an Input whose context has no deadline: a job that
+// does not read its stdin cannot block the caller for longer.
+const inputTimeout = 10 * time.Second
+
+// StartRequest is one job to start.
+type StartRequest struct {
+	// Command is the shell command line, run as the Shell runs commands
+	// (`bash -c Command` with its limits and environment).
+	Command string
+	// Stdin makes the job's stdin a pipe that Input writes to. False
+	// connects /dev/null.
+	Stdin bool
+	// Dir is the directory to start in, relative to the workspace (or
+	// absolute inside it). Empty means the workspace root.
+	Dir string
+	// Env adds variables for this job, under the Shell's rules.
+	Env map[string]string
+}
+
+// Start starts a background job. A command the Shell refuses, a bad Dir
+// and a full MaxJobs come back as a StartResult whose Text says why; the
+// error is for the host (closed Manager or Shell, a supervisor that cannot
+// be started).
+func (m *Manager) Start(ctx context.Context, req StartRequest) (*StartResult, error) {
+	out, err := m.start(ctx, startConfig{command: req.Command, dir: req.Dir, env: req.Env, stdin: req.Stdin})
+	if err != nil {
+		return nil, err
+	}
+	res := &StartResult{Command: req.Command, Error: out.refusal, maxChars: m.opts.MaxOutputChars}
+	if out.job != nil {
+		res.ID, res.PID, res.PGID, res.Dir = out.job.id, out.st.PID, out.st.PGID, out.job.dir
+	}
+	return res, nil
+}
+
+// Check reports a job's status, its exit code once known, and the end of
+// each stream within the output cap; with newOnly, only what arrived since
+// the last Check, Wait or Stop through this Manager. An unknown or
+// malformed ID comes back as a result whose Text is
+// "[Error: unknown command ID '...']".
+func (m *Manager) Check(ctx context.Context, id string, newOnly bool) (*JobResult, error) {
+	if err := m.usable(); err != nil {
+		return nil, err
+	}
+	j := m.find(id)
+	if j == nil {
+		return m.unknown(id), nil
+	}
+	st, _, err := m.refresh(j)
+	if err != nil {
+		return m.unknown(id), nil
+	}
+	return m.report(j, st, newOnly), nil
+}
+
+// Wait blocks until the job finishes, the timeout passes or ctx ends, then
+// reports like Check. Zero timeout means 30 s; it must not exceed
+// MaxWait.
+func (m *Manager) Wait(ctx context.Context, id string, timeout time.Duration) (*JobResult, error) {
+	if err := m.usable(); err != nil {
+		return nil, err
+	}
+	switch {
+	case timeout == 0:
+		timeout = DefaultWait
+	case timeout < 0 || timeout > MaxWait:
+		return &JobResult{ID: id, Error: "[Error: the wait timeout must be greater than zero and at most " +
+			textfmt.FormatSeconds(MaxWait) + " (got " + textfmt.FormatSeconds(timeout) + ")]", maxChars: m.opts.MaxOutputChars}, nil
+	}
+	j := m.find(id)
+	if j == nil {
+		return m.unknown(id), nil
+	}
+	st, waitTimedOut, err := m.waitFinished(ctx, j, timeout)
+	if err != nil {
+		return m.unknown(id), nil
+	}
+	res := m.report(j, st, false)
+	res.WaitTimedOut = waitTimedOut
+	return res, nil
+}
+
+// waitFinished polls j until it finishes or timeout or ctx ends.
+func (m *Manager) waitFinished(ctx context.Context, j *job, timeout time.Duration) (*status, bool, error) {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	poll := 5 * time.Millisecond
+	for {
+		st, _, err := m.refresh(j)
+		if err != nil || st.finished() {
+			return st, false, err
+		}
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+			return st, true, nil
+		case <-timer.C:
+			st, _, err := m.refresh(j)
+			return st, err == nil && !st.finished(), err
+		case <-time.After(poll):
+			poll = min(2*poll, 100*time.Millisecond)
+		}
+	}
+}
+
+// Input writes text to the stdin of a job started with Stdin, and with eof
+// closes it afterwards, so the job reads end-of-file. Problems the model
+// can act on (unknown ID, no stdin pipe, finished job, closed stdin, a job
+// that does not read) come back as a result whose Text says so.
+func (m *Manager) Input(ctx context.Context, id, text string, eof bool) (*InputResult, error) {
+	if err := m.usable(); err != nil {
+		return nil, err
+	}
+	res := &InputResult{ID: id, EOF: eof, maxChars: m.opts.MaxOutputChars}
+	j := m.find(id)
+	if j == nil {
+		res.Error = unknownID(id)
+		return res, nil
+	}
+	st, _, err := m.refresh(j)
+	q := textfmt.PyRepr(id)
+	switch {
+	case err != nil:
+		res.Error = unknownID(id)
+	case !st.Stdin:
+		res.Error = "[Error: command ID " + q + " was not started with stdin: pipe; it cannot take input]"
+	case st.finished():
+		res.Error = "[Error: command ID " + q + " has finished; it reads no more input]"
+	case st.StdinClosed:
+		res.Error = "[Error: the stdin of command ID " + q + " is already closed]"
+	}
+	if res.Error != "" {
+		return res, nil
+	}
+	j.inputMu.Lock()
+	defer j.inputMu.Unlock()
+	path := filepath.Join(j.dir, stdinName)
+	f, err := openStdinFIFO(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		res.Error = "[Error: the stdin of command ID " + q + " is already closed]"
+		return res, nil
+	case errors.Is(err, errNoReader):
+		res.Error = "[Error: command ID " + q + " has finished; it reads no more input]"
+		return res, nil
+	case errors.Is(err, errNotFIFO):
+		res.Error = "[Error: the stdin of command ID " + q + " is not usable]"
+		return res, nil
+	case err != nil:
+		return nil, err
+	}
+	defer f.Close()
+	deadline := time.Now().Add(inputTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = f.SetWriteDeadline(deadline)
+	n, err := writeFrames(f, text, eof)
+	res.Bytes = n
+	if err != nil {
+		res.Error = "[Error: command ID " + q + " did not read its input in time; " + strconv.Itoa(n) + " of " +
+			strconv.Itoa(len(text)) + " bytes were written and its stdin may now be unusable]"
+		return res, nil
+	}
+	if eof {
+		_ = os.Remove(path) // later Inputs find the stdin closed
+	}
+	return res, nil
+}
+
+// writeFrames writes text as data frames, the last one an end-of-file
+// frame when eof is set. It returns the payload bytes written.
+func writeFrames(f *os.File, text string, eof bool) (int, error) {
+	written := 0
+	for first := true; first || len(text) > 0; first = false {
+		n := min(len(text), maxFrameBytes)
+		kind := byte(frameData)
+		if eof && n == len(text) {
+			kind = frameEOF
+		}
+		if n == 0 && !eof {
+			break
+		}
+		frame := make([]byte, frameHeader+n)
+		frame[0] = kind
+		binary.BigEndian.PutUint32(frame[1:], uint32(n))
+		copy(frame[frameHeader:], text[:n])
+		if _, err := f.Write(frame); err != nil {
+			return written, err
+		}
+		written += n
+		text = text[n:]
+	}
+	return written, nil
+}
+
+// Stop stops a running job (SIGTERM to its process group, the grace
+// period, SIGKILL) and reports its final output; a job that died of
+// SIGTERM reports exit code 143, one that needed SIGKILL 137. Its logs and
+// status are removed unless keep is set (or the job could not be
+// confirmed stopped). Stopping a finished job just reports (and removes)
+// it. Stop takes at most about KillGrace plus 30 s, whatever ctx says: a
+// stop is not abandoned halfway.
+func (m *Manager) Stop(ctx context.Context, id string, keep bool) (*JobResult, error) {
+	if err := m.usable(); err != nil {
+		return nil, err
+	}
+	j := m.find(id)
+	if j == nil {
+		return m.unknown(id), nil
+	}
+	st, _, err := m.refresh(j)
+	if err != nil {
+		return m.unknown(id), nil
+	}
+	if !st.finished() {
+		m.kill(j.dir, st)
+		// The processes are gone or going; give /proc a moment to agree.
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			if st, _, err = m.refresh(j); err != nil {
+				return m.unknown(id), nil
+			}
+			if st.finished() || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if !st.finished() {
+			// Neither the supervisor nor the command could be confirmed
+			// stopped: keep the files so the job stays visible.
+			keep = true
+		}
+	}
+	res := m.report(j, st, false)
+	res.Stopped, res.Kept = true, keep
+	if !keep {
+		m.remove(j)
+		res.Dir = ""
+	}
+	return res, nil
+}
+
+// List reports every job in the workspace, oldest first, after removing
+// expired ones.
+func (m *Manager) List(ctx context.Context) (*ListResult, error) {
+	if err := m.usable(); err != nil {
+		return nil, err
+	}
+	m.gc()
+	entries, _ := os.ReadDir(m.root)
+	res := &ListResult{Jobs: []JobInfo{}, maxChars: m.opts.MaxOutputChars}
+	now := time.Now()
+	for _, e := range entries {
+		j := m.find(e.Name())
+		if j == nil {
+			continue
+		}
+		st, _, err := m.refresh(j)
+		if err != nil {
+			continue
+		}
+		info := JobInfo{
+			ID: st.ID, Command: st.Command, Status: StatusRunning, ExitCode: st.ExitCode,
+			PID: st.PID, StartedAt: st.StartedAt, EndedAt: st.FinishedAt, Age: now.Sub(st.StartedAt),
+		}
+		if st.finished() {
+			info.Status = StatusFinished
+		}
+		info.AgeMS = info.Age.Milliseconds()
+		res.Jobs = append(res.Jobs, info)
+	}
+	slices.SortFunc(res.Jobs, func(a, b JobInfo) int { return a.StartedAt.Compare(b.StartedAt) })
+	return res, nil
+}
+
+// Subscribe registers fn to be called once for each job this Manager sees
+// finish (started by it or adopted from disk), including stopped ones. fn
+// is called from the Manager's goroutines and must return quickly. The
+// returned function unsubscribes.
+func (m *Manager) Subscribe(fn func(Event)) (unsubscribe func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id := m.nextSub
+	m.nextSub++
+	m.subs[id] = fn
+	return func() {
+		m.mu.Lock()
+		delete(m.subs, id)
+		m.mu.Unlock()
+	}
+}
+
+func (m *Manager) notify(j *job, st *status) {
+	m.mu.Lock()
+	fns := make([]func(Event), 0, len(m.subs))
+	for _, fn := range m.subs {
+		fns = append(fns, fn)
+	}
+	m.mu.Unlock()
+	if len(fns) == 0 {
+		return
+	}
+	ev := Event{ID: st.ID, Command: st.Command, ExitCode: st.ExitCode, Signal: st.Signal, Stopped: st.Stopped, TimedOut: st.TimedOut}
+	if st.FinishedAt != nil {
+		ev.Finished = *st.FinishedAt
+	}
+	for _, fn := range fns {
+		fn(ev)
+	}
+}
+
+func (m *Manager) unknown(id string) *JobResult {
+	return &JobResult{ID: id, Error: unknownID(id), maxChars: m.opts.MaxOutputChars}
+}
+
+// report reads the job's logs into a result.
+func (m *Manager) report(j *job, st *status, newOnly bool) *JobResult {
+	res := &JobResult{
+		ID: j.id, Command: st.Command, Status: StatusRunning, ExitCode: st.ExitCode, Signal: st.Signal,
+		NewOnly: newOnly, TimedOut: st.TimedOut, SupervisorLost: st.SupervisorLost, Dir: j.dir,
+		maxChars: m.opts.MaxOutputChars,
+	}
+	if st.finished() {
+		res.Status = StatusFinished
+	}
+	type target struct {
+		name    string
+		text    *string
+		omitted *int64
+	}
+	targets := []target{{stdoutName, &res.Stdout, &res.StdoutOmitted}, {stderrName, &res.Stderr, &res.StderrOmitted}}
+	if st.Combined {
+		targets = []target{{outputName, &res.Output, &res.OutputOmitted}}
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	before := j.seen
+	defer func() {
+		if j.seen != before {
+			saveSeen(j.dir, j.seen)
+		}
+	}()
+	for i, t := range targets {
+		from := int64(0)
+		if newOnly {
+			from = j.seen[i]
+		}
+		chunk, err := readLog(filepath.Join(j.dir, t.name), from, m.opts.readWindow())
+		if err != nil {
+			continue
+		}
+		j.seen[i] = chunk.end
+		*t.text = m.clean(chunk.data)
+		*t.omitted = chunk.skipped
+	}
+	return res
+}
+
+// clean makes log bytes readable for the model.
+func (m *Manager) clean(p []byte) string {
+	s := textfmt.ValidUTF8(string(p))
+	if !m.opts.KeepANSI {
+		s = textfmt.StripANSI(s)
+	}
+	return s
+}

@@ -1,0 +1,108 @@
+package jobs
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/shellcap/shellcap"
+)
+
+// Defaults used when the matching [Options] field is zero.
+const (
+	DefaultMaxJobs        = 32             // Options.MaxJobs
+	DefaultRetention      = 24 * time.Hour // Options.Retention
+	DefaultKillGrace      = 2 * time.Second
+	DefaultMaxLogBytes    = 8 << 20                        // Options.MaxLogBytes, per log file
+	DefaultMaxOutputChars = shellcap.DefaultMaxOutputChars // Options.MaxOutputChars
+	// DefaultWait is how long Wait waits when given a zero timeout.
+	DefaultWait = 30 * time.Second
+	// MaxWait is the longest timeout Wait accepts.
+	MaxWait = 10 * time.Minute
+	// MaxShellTimeout is the longest a foreground Shell call waits
+	// (pydantic-ai-harness's MAX_FOREGROUND_WAIT).
+	MaxShellTimeout = 270 * time.Second
+	// DefaultShellTimeout is how long a foreground Shell call waits when
+	// ShellRequest.Timeout is zero.
+	DefaultShellTimeout = 30 * time.Second
+)
+
+// minLogBytes is the smallest MaxLogBytes accepted: the log must keep more
+// than any read takes from its end.
+const minLogBytes = 64 << 10
+
+// Options configures a [Manager]. The zero value is the safe default; every
+// field documents what its zero value means. [New] copies the options.
+type Options struct {
+	// MaxJobs is how many jobs may run at once in the workspace (as this
+	// Manager knows it); Start refuses more with a message for the model.
+	// Zero means 32.
+	MaxJobs int
+
+	// Retention is how long a finished job's directory (logs and status)
+	// is kept before it is removed. Zero means 24 h.
+	Retention time.Duration
+
+	// KillGrace is the time between SIGTERM and SIGKILL when a job is
+	// stopped. Zero means 2 s.
+	KillGrace time.Duration
+
+	// MaxLogBytes bounds each log file of a job (stdout, stderr, or the
+	// combined log of a Shell job). Past it the oldest bytes are dropped
+	// first (the file keeps its length but its beginning becomes a hole)
+	// and counted in the status. Zero means 8 MiB; the minimum is 64 KiB.
+	MaxLogBytes int64
+
+	// MaxOutputChars caps the text a model reads from one result, counted
+	// in Unicode code points, keeping the end (where the status lines
+	// are). Each stream contributes at most its last 4×MaxOutputChars
+	// bytes. Zero means 50,000; negative means no cap (streams then
+	// contribute at most MaxLogBytes/2).
+	MaxOutputChars int
+
+	// KeepANSI keeps ANSI escape sequences in what the model reads. Zero
+	// (false) strips them.
+	KeepANSI bool
+}
+
+func (o *Options) fill() error {
+	if o.MaxJobs < 0 {
+		return fmt.Errorf("jobs: option MaxJobs: must not be negative (got %d)", o.MaxJobs)
+	}
+	if o.MaxJobs == 0 {
+		o.MaxJobs = DefaultMaxJobs
+	}
+	for _, d := range []struct {
+		name string
+		v    *time.Duration
+		def  time.Duration
+	}{
+		{"Retention", &o.Retention, DefaultRetention},
+		{"KillGrace", &o.KillGrace, DefaultKillGrace},
+	} {
+		if *d.v < 0 {
+			return fmt.Errorf("jobs: option %s: must not be negative (got %v)", d.name, *d.v)
+		}
+		if *d.v == 0 {
+			*d.v = d.def
+		}
+	}
+	switch {
+	case o.MaxLogBytes == 0:
+		o.MaxLogBytes = DefaultMaxLogBytes
+	case o.MaxLogBytes < minLogBytes:
+		return fmt.Errorf("jobs: option MaxLogBytes: must be at least %d (got %d)", minLogBytes, o.MaxLogBytes)
+	}
+	if o.MaxOutputChars == 0 {
+		o.MaxOutputChars = DefaultMaxOutputChars
+	}
+	return nil
+}
+
+// readWindow is how many bytes of a log's end one read takes.
+func (o *Options) readWindow() int64 {
+	w := o.MaxLogBytes / 2
+	if o.MaxOutputChars > 0 {
+		w = min(w, 4*int64(o.MaxOutputChars))
+	}
+	return w
+}

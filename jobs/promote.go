@@ -1,0 +1,202 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/textfmt"
+)
+
+// RunResult is the outcome of [Manager.Run]: the command's Result when it
+// finished in the foreground, or the job it became.
+type RunResult struct {
+	// Result is set when the command finished (or was refused) within the
+	// foreground timeout; its Text is what Shell.Run would have said.
+	Result *shellcap.Result `json:"result,omitempty"`
+	// Promoted reports that the command was still running after the
+	// foreground timeout and continues as job ID.
+	Promoted bool   `json:"promoted,omitempty"`
+	ID       string `json:"id,omitempty"`
+	// After is how long the command ran in the foreground.
+	After time.Duration `json:"-"`
+	// Stdout and Stderr are the output so far of a promoted command.
+	Stdout string `json:"stdout,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
+
+	maxChars int
+}
+
+// Text returns what the model reads: the Result's text, or for a promoted
+// command the output so far, how to check, wait on and stop the job, and
+// "[status: running]" last.
+func (r *RunResult) Text() string {
+	if !r.Promoted {
+		if r.Result == nil {
+			return ""
+		}
+		return capText(r.Result.Text(), r.maxChars)
+	}
+	jr := &JobResult{Stdout: r.Stdout, Stderr: r.Stderr}
+	var b strings.Builder
+	b.WriteString(jr.sections())
+	b.WriteString("\n[The command is still running after " + textfmt.FormatSeconds(r.After.Round(time.Millisecond)) +
+		" and continues in the background as command ID " + r.ID + ". Check its new output with check_command (new_only), " +
+		"wait for it with wait_command, stop it with stop_command.]")
+	b.WriteString("\n[status: running]")
+	return capText(b.String(), r.maxChars)
+}
+
+// Run runs a command as a job and waits for it up to foreground. If it
+// finishes in time, the result reads like [shellcap.Shell.Run]'s; if not, it
+// keeps running as a background job and the result gives its ID and the
+// output so far (later Checks with new_only continue from there). A command
+// that starts with `timeout N` is waited on for at least N (plus a second
+// for timeout to report). A zero foreground waits for the command to end.
+//
+// req.Timeout, when set, is the job's own time limit, enforced even after
+// promotion; zero means none. req.Stdin must be nil and req.OnOutput is
+// not called; Options.PersistCwd of the Shell does not apply.
+func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time.Duration) (*RunResult, error) {
+	if req.Stdin != nil {
+		return nil, errors.New("jobs: Run does not take Request.Stdin")
+	}
+	if req.Timeout < 0 || foreground < 0 {
+		return nil, errors.New("jobs: Run: negative timeout")
+	}
+	res := &RunResult{maxChars: m.opts.MaxOutputChars}
+	began := time.Now()
+	out, err := m.start(ctx, startConfig{command: req.Command, dir: req.Dir, env: req.Env, timeout: req.Timeout})
+	if err != nil {
+		return nil, err
+	}
+	if out.job == nil {
+		res.Result = out.result
+		if res.Result == nil {
+			res.Result = &shellcap.Result{Command: req.Command, Err: &shellcap.RequestError{Kind: shellcap.ErrStart, Msg: out.refusal}}
+		}
+		return res, nil
+	}
+	j := out.job
+	j.quiet.Store(true) // finished in the foreground, the result says so
+	wait := foreground
+	if n, ok := timeoutPrefix(req.Command); ok && foreground > 0 {
+		wait = max(wait, n+time.Second)
+	}
+	if wait == 0 {
+		wait = MaxWait * 1000 // the job ends by itself, by its timeout or by ctx
+	}
+	st, timedOut, err := m.waitFinished(ctx, j, wait)
+	if err != nil {
+		return nil, err
+	}
+	res.After = time.Since(began)
+	if ctx.Err() != nil {
+		stopped, err := m.Stop(context.WithoutCancel(ctx), j.id, false)
+		if err != nil {
+			return nil, err
+		}
+		res.Result = m.runResult(req, stopped, res.After)
+		res.Result.Canceled = true
+		res.Result.Notes = append(res.Result.Notes, "Command was cancelled; its process group was stopped.")
+		return res, nil
+	}
+	if timedOut && !st.finished() {
+		j.quiet.Store(false)         // the model should hear when it ends
+		rep := m.report(j, st, true) // marks what the model saw for new_only
+		res.Promoted, res.ID, res.Stdout, res.Stderr = true, j.id, rep.Stdout, rep.Stderr
+		return res, nil
+	}
+	rep := m.report(j, st, false)
+	res.Result = m.runResult(req, rep, res.After)
+	if rep.StdoutOmitted > 0 || rep.StderrOmitted > 0 {
+		// Keep the logs for the model to search; retention removes them.
+		res.Result.Truncated = true
+		var kept []string
+		if rep.StdoutOmitted > 0 {
+			res.Result.StdoutFile = filepath.Join(j.dir, stdoutName)
+			kept = append(kept, "full stdout: "+res.Result.StdoutFile)
+		}
+		if rep.StderrOmitted > 0 {
+			res.Result.StderrFile = filepath.Join(j.dir, stderrName)
+			kept = append(kept, "full stderr: "+res.Result.StderrFile)
+		}
+		res.Result.Notes = append(res.Result.Notes, "Output truncated; "+strings.Join(kept, "; ")+" (grep it or read parts with sed -n 'A,Bp')")
+	} else {
+		m.remove(j)
+	}
+	return res, nil
+}
+
+// runResult turns a finished job's report into a shellcap.Result.
+func (m *Manager) runResult(req shellcap.Request, rep *JobResult, took time.Duration) *shellcap.Result {
+	r := &shellcap.Result{
+		Command:       req.Command,
+		Stdout:        rep.Stdout,
+		Stderr:        rep.Stderr,
+		ExitCode:      -1,
+		Signal:        rep.Signal,
+		Duration:      took,
+		Timeout:       req.Timeout,
+		TimedOut:      rep.TimedOut,
+		StdoutOmitted: rep.StdoutOmitted,
+		StderrOmitted: rep.StderrOmitted,
+		Cwd:           m.sh.Workspace(),
+	}
+	if rep.ExitCode != nil {
+		r.ExitCode = *rep.ExitCode
+	}
+	r.StdoutBytes = int64(len(rep.Stdout)) + rep.StdoutOmitted
+	r.StderrBytes = int64(len(rep.Stderr)) + rep.StderrOmitted
+	if rep.SupervisorLost {
+		r.Notes = append(r.Notes, "The job's supervisor was lost; the exit code is unknown.")
+	}
+	return r
+}
+
+// timeoutPrefix returns N for a command that starts with `timeout [opts] N`.
+func timeoutPrefix(command string) (time.Duration, bool) {
+	f := strings.Fields(command)
+	if len(f) < 2 || (f[0] != "timeout" && !strings.HasSuffix(f[0], "/timeout")) {
+		return 0, false
+	}
+	for i := 1; i < len(f); i++ {
+		a := f[i]
+		switch {
+		case a == "--":
+			continue
+		case a == "-s" || a == "--signal" || a == "-k" || a == "--kill-after":
+			i++ // the option's value
+			continue
+		case strings.HasPrefix(a, "-") && len(a) > 1 && (a[1] < '0' || a[1] > '9'):
+			continue // --preserve-status, --foreground, -v, -sKILL, --signal=KILL ...
+		}
+		return parseTimeoutDuration(a)
+	}
+	return 0, false
+}
+
+// parseTimeoutDuration parses timeout(1)'s DURATION: a number with an
+// optional s, m, h or d suffix.
+func parseTimeoutDuration(s string) (time.Duration, bool) {
+	unit := time.Second
+	switch {
+	case strings.HasSuffix(s, "s"):
+		s = s[:len(s)-1]
+	case strings.HasSuffix(s, "m"):
+		s, unit = s[:len(s)-1], time.Minute
+	case strings.HasSuffix(s, "h"):
+		s, unit = s[:len(s)-1], time.Hour
+	case strings.HasSuffix(s, "d"):
+		s, unit = s[:len(s)-1], 24*time.Hour
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v > 1e6 {
+		return 0, false
+	}
+	return time.Duration(v * float64(unit)), true
+}

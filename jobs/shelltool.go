@@ -1,0 +1,268 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/shellcap/shellcap/internal/textfmt"
+)
+
+// Limits of the persistent shell tool (pydantic-ai-harness's `shell`).
+const (
+	shellTailBytes    = 16_000  // bytes of the combined log a result shows
+	shellEventBytes   = 16_000  // output events cover only the log's start
+	shellEventChunk   = 4096    // bytes per output event at most
+	shellLinesMaxSize = 1 << 20 // above this, Finished events carry no line count
+)
+
+// ShellMode selects whether Shell waits for the command.
+type ShellMode string
+
+// The Shell modes.
+const (
+	// Foreground waits up to the timeout and returns the log's end.
+	Foreground ShellMode = "foreground"
+	// Background returns the handles at once.
+	Background ShellMode = "background"
+)
+
+// ShellRequest is one call of the persistent shell tool.
+type ShellRequest struct {
+	// Command is the shell command line.
+	Command string
+	// Mode is Foreground (the zero value) or Background.
+	Mode ShellMode
+	// Timeout is how long a Foreground call waits; the command keeps
+	// running after it. Zero means 30 s; it must be at most 270 s.
+	Timeout time.Duration
+	// OnEvent, when set, receives events while a Foreground call waits
+	// (and the Started event in Background mode). It is called from the
+	// calling goroutine.
+	OnEvent func(ShellEvent)
+}
+
+// ShellEventKind names a shell tool event.
+type ShellEventKind string
+
+// The shell tool events.
+const (
+	ShellStarted  ShellEventKind = "started"  // the command runs
+	ShellOutput   ShellEventKind = "output"   // a chunk of its output
+	ShellFinished ShellEventKind = "finished" // it ended
+)
+
+// ShellEvent is an event of the persistent shell tool.
+type ShellEvent struct {
+	Kind ShellEventKind `json:"kind"`
+	// ID is the job's ID.
+	ID      string `json:"id"`
+	Command string `json:"command,omitempty"` // Started
+	PID     int    `json:"pid,omitempty"`     // Started, Finished
+	// Text is a chunk of at most 4,096 bytes of output, from the log's
+	// first 16,000 bytes only (Output).
+	Text string `json:"text,omitempty"`
+	// OutputPath and StatusPath are the log and status files (Finished).
+	OutputPath string `json:"output_path,omitempty"`
+	StatusPath string `json:"status_path,omitempty"`
+	ExitCode   *int   `json:"exit_code,omitempty"`
+	// Truncated reports a log longer than the result shows (Finished).
+	Truncated bool `json:"truncated,omitempty"`
+	// TotalLines counts the log's lines; nil above 1 MiB (Finished).
+	TotalLines *int `json:"total_lines,omitempty"`
+}
+
+// ShellResult is the outcome of a shell tool call.
+type ShellResult struct {
+	// ID is the job's ID (for Check, Wait and Stop).
+	ID      string `json:"id,omitempty"`
+	Command string `json:"command"`
+	// PID is the command's shell; PGID its process group (the whole tree).
+	PID  int `json:"pid,omitempty"`
+	PGID int `json:"pgid,omitempty"`
+	// OutputPath is the combined log; StatusPath the status file.
+	OutputPath string `json:"output_path,omitempty"`
+	StatusPath string `json:"status_path,omitempty"`
+	// Status is the raw status file at the end of the call.
+	Status json.RawMessage `json:"status,omitempty"`
+	// Output is the end of the combined log (Foreground), starting at a
+	// line boundary; OmittedBytes counts the log bytes before it.
+	Output       string `json:"output,omitempty"`
+	OmittedBytes int64  `json:"omitted_bytes,omitempty"`
+	// Finished reports that the command ended during the call.
+	Finished bool `json:"finished"`
+	// ExitCode is the command's exit status once known.
+	ExitCode *int `json:"exit_code"`
+	// Error, when set, is the whole message for the model.
+	Error string `json:"error,omitempty"`
+
+	foreground bool
+	maxChars   int
+}
+
+// Text returns what the model reads: in Foreground mode the log's end
+// (prefixed "[... output truncated, N earlier bytes omitted]\n" when
+// bytes were left out), then the handles:
+//
+//	PID: <pid> (use `kill -- -<pgid>` to stop the whole process tree)
+//	Output: <dir>/output.log
+//	Status: <dir>/status.json
+//	<raw status JSON>
+func (r *ShellResult) Text() string {
+	if r.Error != "" {
+		return capText(r.Error, r.maxChars)
+	}
+	var b strings.Builder
+	if r.foreground {
+		if r.OmittedBytes > 0 {
+			fmt.Fprintf(&b, "[... output truncated, %d earlier bytes omitted]\n", r.OmittedBytes)
+		}
+		b.WriteString(r.Output)
+		if r.Output != "" && !strings.HasSuffix(r.Output, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	fmt.Fprintf(&b, "PID: %d (use `kill -- -%d` to stop the whole process tree)\nOutput: %s\nStatus: %s\n%s",
+		r.PID, r.PGID, r.OutputPath, r.StatusPath, bytes.TrimSpace(r.Status))
+	return capText(b.String(), r.maxChars)
+}
+
+// Shell runs a command the way pydantic-ai-harness's persistent `shell`
+// tool does: as a job with one combined log that keeps running after the
+// call. Foreground waits up to the timeout (at most 270 s) and returns the
+// last 16,000 bytes of the log; Background returns the handles at once. If
+// ctx ends while a Foreground call waits, the job is stopped and its files
+// removed, and ctx's error is returned.
+func (m *Manager) Shell(ctx context.Context, req ShellRequest) (*ShellResult, error) {
+	res := &ShellResult{Command: req.Command, maxChars: m.opts.MaxOutputChars}
+	timeout := req.Timeout
+	switch {
+	case req.Mode != Foreground && req.Mode != Background && req.Mode != "":
+		res.Error = "[Error: mode must be 'foreground' or 'background' (got " + textfmt.PyRepr(string(req.Mode)) + ")]"
+		return res, nil
+	case timeout == 0:
+		timeout = DefaultShellTimeout
+	case timeout < 0 || timeout > MaxShellTimeout:
+		res.Error = "[Error: the timeout must be greater than zero and at most " + textfmt.FormatSeconds(MaxShellTimeout) +
+			" (got " + textfmt.FormatSeconds(timeout) + ")]"
+		return res, nil
+	}
+	res.foreground = req.Mode != Background
+	out, err := m.start(ctx, startConfig{command: req.Command, combined: true})
+	if err != nil {
+		return nil, err
+	}
+	if out.job == nil {
+		res.Error = out.refusal
+		return res, nil
+	}
+	j := out.job
+	res.ID, res.PID, res.PGID = j.id, out.st.PID, out.st.PGID
+	res.OutputPath, res.StatusPath = filepath.Join(j.dir, outputName), filepath.Join(j.dir, statusName)
+	emit := func(ev ShellEvent) {
+		if req.OnEvent != nil {
+			ev.ID = j.id
+			req.OnEvent(ev)
+		}
+	}
+	emit(ShellEvent{Kind: ShellStarted, Command: req.Command, PID: res.PID})
+	var st *status
+	if res.foreground {
+		st, err = m.follow(ctx, j, timeout, func(text string) { emit(ShellEvent{Kind: ShellOutput, Text: text}) })
+		if ctx.Err() != nil {
+			_, _ = m.Stop(context.WithoutCancel(ctx), j.id, false)
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	st, raw, err := m.refresh(j)
+	if err != nil {
+		return nil, err
+	}
+	res.Status = raw
+	res.Finished, res.ExitCode = st.finished(), st.ExitCode
+	if res.foreground {
+		size := m.shellTail(res)
+		if res.Finished {
+			ev := ShellEvent{Kind: ShellFinished, PID: res.PID, OutputPath: res.OutputPath, StatusPath: res.StatusPath,
+				ExitCode: st.ExitCode, Truncated: size > shellTailBytes}
+			if size <= shellLinesMaxSize {
+				if data, err := os.ReadFile(res.OutputPath); err == nil {
+					n := bytes.Count(data, []byte("\n"))
+					if len(data) > 0 && data[len(data)-1] != '\n' {
+						n++
+					}
+					ev.TotalLines = &n
+				}
+			}
+			emit(ev)
+		}
+	}
+	return res, nil
+}
+
+// follow waits until j finishes, timeout passes or ctx ends, passing the
+// log's first shellEventBytes to onOutput in chunks as they arrive.
+func (m *Manager) follow(ctx context.Context, j *job, timeout time.Duration, onOutput func(string)) (*status, error) {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	path := filepath.Join(j.dir, outputName)
+	var sent int64
+	poll := 5 * time.Millisecond
+	forward := func() {
+		if sent >= shellEventBytes {
+			return
+		}
+		chunk, err := readLog(path, sent, shellEventBytes)
+		if err != nil || chunk.start != sent {
+			return
+		}
+		data := chunk.data[:min(int64(len(chunk.data)), shellEventBytes-sent)]
+		for len(data) > 0 {
+			n := min(len(data), shellEventChunk)
+			onOutput(textfmt.ValidUTF8(string(data[:n])))
+			data, sent = data[n:], sent+int64(n)
+		}
+	}
+	for {
+		st, _, err := m.refresh(j)
+		forward()
+		if err != nil || st.finished() {
+			return st, err
+		}
+		select {
+		case <-ctx.Done():
+			return st, ctx.Err()
+		case <-timer.C:
+			return st, nil
+		case <-j.done:
+		case <-time.After(poll):
+			poll = min(2*poll, 100*time.Millisecond)
+		}
+	}
+}
+
+// shellTail fills res.Output with the last shellTailBytes of the log,
+// starting at a line boundary, and returns the log's size.
+func (m *Manager) shellTail(res *ShellResult) int64 {
+	chunk, err := readLog(res.OutputPath, 0, shellTailBytes)
+	if err != nil {
+		return 0
+	}
+	data := chunk.data
+	if chunk.start > 0 {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	res.OmittedBytes = chunk.end - int64(len(data))
+	res.Output = m.clean(data)
+	return chunk.end
+}

@@ -1,0 +1,428 @@
+package jobs
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/shellcap/shellcap/internal/proc"
+)
+
+// supervisorArg is the argument that makes a binary linking this package
+// run as a job supervisor instead of its own main (see init).
+const supervisorArg = "__shellcap_job_supervisor__"
+
+// The supervisor's inherited descriptors: the spec arrives on one pipe,
+// the reply leaves on another. Secrets in the environment therefore never
+// appear in argv.
+const (
+	specFD  = 3
+	replyFD = 4
+)
+
+// Drain bounds after the command exited: processes that escaped its
+// process group may hold the pipes open.
+const (
+	drainAfterExit = 1 * time.Second
+	drainAfterKill = 500 * time.Millisecond
+	groupPoll      = 10 * time.Millisecond
+)
+
+// Stdin frames: a kind byte, a big-endian uint32 length, the payload.
+const (
+	frameData     = 'd'
+	frameEOF      = 'e'
+	frameHeader   = 5
+	maxFrameBytes = 64 << 10
+)
+
+func init() {
+	if len(os.Args) == 2 && os.Args[1] == supervisorArg {
+		os.Exit(superviseMain())
+	}
+}
+
+// spec is what the host tells the supervisor, over the spec pipe.
+type spec struct {
+	ID          string   `json:"id"`
+	Dir         string   `json:"dir"` // the job directory
+	Command     string   `json:"command"`
+	Path        string   `json:"path"`
+	Args        []string `json:"args"`
+	Workdir     string   `json:"workdir"`
+	Env         []string `json:"env"`
+	Combined    bool     `json:"combined"`
+	Stdin       bool     `json:"stdin"`
+	MaxLogBytes int64    `json:"max_log_bytes"`
+	GraceMS     int64    `json:"grace_ms"`
+	TimeoutMS   int64    `json:"timeout_ms"`
+}
+
+// reply is the supervisor's answer once the command started (or failed to).
+type reply struct {
+	Error  string  `json:"error,omitempty"`
+	Status *status `json:"status,omitempty"`
+}
+
+// superviseMain runs in the re-executed binary. Its exit code only matters
+// to whoever reaps it.
+func superviseMain() int {
+	// Stop requests arrive as SIGTERM; install the handler before anything
+	// can send one.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// Inherited without close-on-exec: keep them from the command, or the
+	// host would wait for the reply pipe to close until the command ends.
+	syscall.CloseOnExec(specFD)
+	syscall.CloseOnExec(replyFD)
+	specFile := os.NewFile(specFD, "spec")
+	replyFile := os.NewFile(replyFD, "reply")
+	if specFile == nil || replyFile == nil {
+		return 2
+	}
+	var sp spec
+	err := json.NewDecoder(io.LimitReader(specFile, 64<<20)).Decode(&sp)
+	specFile.Close()
+	if err == nil && (!validID(sp.ID) || sp.Dir == "") {
+		err = errors.New("bad spec")
+	}
+	if err != nil {
+		_ = sendReply(replyFile, reply{Error: "jobs: supervisor: " + err.Error()})
+		return 2
+	}
+	s := &supervisor{sp: &sp, stop: stop}
+	if err := s.run(replyFile); err != nil {
+		return 1
+	}
+	return 0
+}
+
+func sendReply(f *os.File, r reply) error {
+	data, _ := json.Marshal(r)
+	_, err := f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// supervisor owns one job's command: it starts it, copies its output into
+// the logs, feeds its stdin, stops it on request and records how it ended.
+type supervisor struct {
+	sp   *spec
+	stop chan os.Signal
+
+	mu    sync.Mutex // guards st and the status file
+	st    *status
+	final bool
+
+	logs [2]*boundedLog // stdout (or combined), stderr
+}
+
+func (s *supervisor) run(replyFile *os.File) error {
+	cmd, pipes, stdin, err := s.prepare()
+	if err == nil {
+		err = cmd.Start()
+	}
+	closeFiles(cmd.Stdin, cmd.Stdout, cmd.Stderr)
+	if err != nil {
+		closeFiles(pipes[0], pipes[1], stdin.fifo, stdin.w)
+		s.closeLogs()
+		_ = sendReply(replyFile, reply{Error: err.Error()})
+		return err
+	}
+	pid := cmd.Process.Pid
+	info, _ := proc.Stat(pid)
+	self, _ := proc.Stat(os.Getpid())
+	s.st = &status{
+		Version:              statusVersion,
+		ID:                   s.sp.ID,
+		Command:              s.sp.Command,
+		State:                stateRunning,
+		Combined:             s.sp.Combined,
+		Stdin:                s.sp.Stdin,
+		SupervisorPID:        os.Getpid(),
+		SupervisorStartTicks: self.StartTicks,
+		PID:                  pid,
+		PGID:                 pid,
+		StartTicks:           info.StartTicks,
+		StartedAt:            time.Now().UTC(),
+		TimeoutMS:            s.sp.TimeoutMS,
+	}
+	if err := writeStatus(s.sp.Dir, s.st); err != nil {
+		// Without a status file nobody can find the job: undo.
+		_ = proc.SignalGroup(pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		_ = sendReply(replyFile, reply{Error: "cannot write the status file: " + err.Error()})
+		return err
+	}
+	st := *s.st
+	if err := sendReply(replyFile, reply{Status: &st}); err != nil {
+		// The host died before it learnt the job's ID: nobody would
+		// ever stop it, so stop it now.
+		select {
+		case s.stop <- syscall.SIGTERM:
+		default:
+		}
+	}
+
+	var pumps sync.WaitGroup
+	for i, p := range pipes {
+		if p != nil {
+			pumps.Go(func() { _, _ = io.Copy(s.logs[i], p) })
+		}
+	}
+	if stdin.fifo != nil {
+		go s.feedStdin(stdin.fifo, stdin.w)
+	}
+
+	exited := make(chan error, 1)
+	go func() { exited <- proc.WaitExited(pid) }()
+	var timeout <-chan time.Time
+	if s.sp.TimeoutMS > 0 {
+		t := time.NewTimer(time.Duration(s.sp.TimeoutMS) * time.Millisecond)
+		defer t.Stop()
+		timeout = t.C
+	}
+	grace := time.Duration(s.sp.GraceMS) * time.Millisecond
+	var stopped, timedOut bool
+	select {
+	case <-exited:
+	case <-s.stop:
+		stopped = true
+	case <-timeout:
+		timedOut = true
+	}
+	if stopped || timedOut {
+		terminate(pid, grace, exited)
+	} else {
+		// The command is done; so is anything it left in its group. The
+		// unreaped leader keeps the group ID from being reused meanwhile.
+		if m, err := proc.GroupMembers(pid, pid); err == nil && len(m) > 0 {
+			terminate(pid, grace, nil)
+		}
+	}
+	_ = cmd.Wait() // reap: only now may the PID be reused
+	drain := drainAfterExit
+	if stopped || timedOut {
+		drain = drainAfterKill
+	}
+	deadline := time.Now().Add(drain)
+	for _, p := range pipes {
+		if p != nil {
+			_ = p.SetReadDeadline(deadline)
+		}
+	}
+	pumps.Wait()
+	closeFiles(pipes[0], pipes[1])
+	if stdin.fifo != nil {
+		_ = os.Remove(filepath.Join(s.sp.Dir, stdinName))
+	}
+	s.closeLogs()
+	return s.finish(cmd.ProcessState, stopped, timedOut)
+}
+
+type stdinPipe struct {
+	fifo *os.File // the FIFO Input writes frames to, opened read-write
+	w    *os.File // the command's stdin
+}
+
+// prepare opens the logs, the pipes and the stdin FIFO and builds the
+// command. pipes are the read ends of stdout (or combined) and stderr.
+func (s *supervisor) prepare() (*exec.Cmd, [2]*os.File, stdinPipe, error) {
+	var pipes [2]*os.File
+	var in stdinPipe
+	cmd := &exec.Cmd{
+		Path:        s.sp.Path,
+		Args:        s.sp.Args,
+		Dir:         s.sp.Workdir,
+		Env:         s.sp.Env,
+		SysProcAttr: sessionAttr(),
+	}
+	names := []string{stdoutName, stderrName}
+	if s.sp.Combined {
+		names = []string{outputName}
+	}
+	for i, name := range names {
+		f, err := os.OpenFile(filepath.Join(s.sp.Dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return cmd, pipes, in, err
+		}
+		s.logs[i] = &boundedLog{f: f, max: s.sp.MaxLogBytes, onDrop: s.dropped(i)}
+		r, w, err := os.Pipe()
+		if err != nil {
+			return cmd, pipes, in, err
+		}
+		pipes[i] = r
+		if i == 0 {
+			cmd.Stdout = w
+		} else {
+			cmd.Stderr = w
+		}
+	}
+	if s.sp.Combined {
+		cmd.Stderr = cmd.Stdout
+	}
+	if s.sp.Stdin {
+		path := filepath.Join(s.sp.Dir, stdinName)
+		if err := mkfifo(path); err != nil {
+			return cmd, pipes, in, err
+		}
+		// Read-write, so the FIFO never reads end-of-file between
+		// writers; end-of-file for the command is an explicit frame.
+		fifo, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			return cmd, pipes, in, err
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			fifo.Close()
+			return cmd, pipes, in, err
+		}
+		in = stdinPipe{fifo: fifo, w: w}
+		cmd.Stdin = r
+	}
+	return cmd, pipes, in, nil
+}
+
+// dropped returns the callback log i calls when it drops bytes.
+func (s *supervisor) dropped(i int) func(written, dropped int64) {
+	return func(_, dropped int64) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.st == nil || s.final {
+			return
+		}
+		if i == 0 {
+			s.st.StdoutDropped = dropped
+		} else {
+			s.st.StderrDropped = dropped
+		}
+		_ = writeStatus(s.sp.Dir, s.st)
+	}
+}
+
+// feedStdin copies frames from the FIFO into the command's stdin until an
+// end-of-file frame (or a malformed one) closes it. Later frames are read
+// and dropped so that writers never block.
+func (s *supervisor) feedStdin(fifo, w *os.File) {
+	r := bufio.NewReader(fifo)
+	var hdr [frameHeader]byte
+	for {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			break
+		}
+		n := binary.BigEndian.Uint32(hdr[1:])
+		kind := hdr[0]
+		if (kind != frameData && kind != frameEOF) || n > maxFrameBytes {
+			break
+		}
+		if w != nil {
+			if _, err := io.CopyN(w, r, int64(n)); err != nil {
+				// The command stopped reading; keep the frames in step.
+				_, _ = io.CopyN(io.Discard, r, int64(n))
+			}
+		} else if _, err := io.CopyN(io.Discard, r, int64(n)); err != nil {
+			break
+		}
+		if kind == frameEOF && w != nil {
+			s.closeStdin(w)
+			w = nil
+		}
+	}
+	if w != nil {
+		s.closeStdin(w)
+	}
+}
+
+func (s *supervisor) closeStdin(w *os.File) {
+	_ = w.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.final {
+		return
+	}
+	s.st.StdinClosed = true
+	_ = writeStatus(s.sp.Dir, s.st)
+}
+
+func (s *supervisor) closeLogs() {
+	for _, l := range s.logs {
+		if l != nil {
+			_ = l.f.Close()
+		}
+	}
+}
+
+// finish records how the command ended.
+func (s *supervisor) finish(state *os.ProcessState, stopped, timedOut bool) error {
+	var counts [2][2]int64 // written, dropped per log; read before s.mu (lock order)
+	for i, l := range s.logs {
+		if l != nil {
+			counts[i][0], counts[i][1] = l.counts()
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	code, sig := exitStatus(state)
+	now := time.Now().UTC()
+	s.st.State = stateFinished
+	s.st.FinishedAt = &now
+	s.st.ExitCode = &code
+	s.st.Signal = sig
+	s.st.Stopped = stopped
+	s.st.TimedOut = timedOut
+	s.st.StdoutBytes, s.st.StdoutDropped = counts[0][0], counts[0][1]
+	s.st.StderrBytes, s.st.StderrDropped = counts[1][0], counts[1][1]
+	s.final = true
+	return writeStatus(s.sp.Dir, s.st)
+}
+
+// terminate stops process group pgid in two phases: SIGTERM, then SIGKILL
+// once grace is over unless every process in the group exited before.
+// exited, when not nil, reports the leader's exit; the leader stays
+// unreaped throughout, so the group ID cannot be reused meanwhile.
+func terminate(pgid int, grace time.Duration, exited <-chan error) {
+	_ = proc.SignalGroup(pgid, syscall.SIGTERM)
+	deadline := time.NewTimer(grace)
+	defer deadline.Stop()
+	tick := time.NewTicker(groupPoll)
+	defer tick.Stop()
+	leaderDone := exited == nil
+	for {
+		select {
+		case <-exited:
+			leaderDone = true
+			exited = nil
+		case <-tick.C:
+		case <-deadline.C:
+			_ = proc.SignalGroup(pgid, syscall.SIGKILL)
+			if !leaderDone {
+				<-exited
+			}
+			return
+		}
+		if leaderDone {
+			if m, err := proc.GroupMembers(pgid, pgid); err == nil && len(m) == 0 {
+				return
+			}
+		}
+	}
+}
+
+func closeFiles(files ...any) {
+	for _, f := range files {
+		if c, ok := f.(*os.File); ok && c != nil {
+			_ = c.Close()
+		}
+	}
+}

@@ -1,0 +1,39 @@
+//go:build !linux
+
+package jobs
+
+import (
+	"errors"
+	"os"
+	"syscall"
+	"time"
+)
+
+const supported = false
+
+const selfExe = ""
+
+var errUnsupported = errors.New("jobs: not supported on this platform")
+
+func mkfifo(path string) error                        { return errUnsupported }
+func punchHole(f *os.File, off, length int64) error   { return errUnsupported }
+func exitStatus(state *os.ProcessState) (int, string) { return state.ExitCode(), "" }
+func reapChild(pid int) bool                          { return true }
+func alive(pid int, ticks uint64) bool                { return false }
+
+func sessionAttr() *syscall.SysProcAttr           { return nil }
+func killPID(pid int, sig syscall.Signal) error   { return errUnsupported }
+func openStdinFIFO(path string) (*os.File, error) { return nil, errUnsupported }
+
+var (
+	errNoReader = errors.New("jobs: nobody reads the stdin FIFO")
+	errNotFIFO  = errors.New("jobs: the stdin path is not a FIFO")
+)
+
+type pinned struct{}
+
+func pin(pid int, ticks uint64, pgid int) *pinned { return nil }
+func (p *pinned) signal(sig syscall.Signal) error { return errUnsupported }
+func (p *pinned) waitExit(d time.Duration) bool   { return true }
+func (p *pinned) exited() bool                    { return true }
+func (p *pinned) close()                          {}

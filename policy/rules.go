@@ -1,0 +1,253 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Rules configures a Policy. The zero value is the safe default: the
+// DefaultDeniedCommands deny list, no operator denied, interactive commands
+// denied, no patterns, no approval tiers.
+type Rules struct {
+	// AllowedCommands, when non-empty, is the list of the only programs that
+	// may run, by base name ("git", not "/usr/bin/git"). Every command the
+	// shell could run must be on it, wrappers included: "timeout 5 make"
+	// needs both timeout and make. It replaces the default deny list.
+	AllowedCommands []string
+	// DeniedCommands lists programs that must never run, by base name. A name
+	// also matches its dotted variants ("mkfs" denies "mkfs.ext4"), except
+	// script file names ("init" does not deny "init.sh"). nil means
+	// DefaultDeniedCommands; a non-nil empty slice means no deny list. It is
+	// an error to set both AllowedCommands and DeniedCommands.
+	DeniedCommands []string
+	// DeniedOperators lists shell operators that must not appear as syntax
+	// (a quoted ">" is text, not an operator). The accepted operators and
+	// what each one covers are listed in the package documentation; an
+	// unknown operator is an error.
+	DeniedOperators []string
+	// AllowInteractive lets commands that wait for a terminal (editors,
+	// pagers, REPLs, password prompts) through. By default they are denied.
+	AllowInteractive bool
+	// DenyPatterns are RE2 regular expressions matched against the
+	// normalized text of each command (see Command.Text). A command that
+	// matches one is denied. Deny patterns win over allow patterns.
+	DenyPatterns []string
+	// AllowPatterns, when non-nil, is exclusive: every command must match at
+	// least one of these RE2 regular expressions (against Command.Text), or
+	// it is denied. A non-nil empty slice denies every command.
+	AllowPatterns []string
+	// Custom, if set, is consulted last for each command that no other rule
+	// denied. When it returns ok, its decision replaces the built-in one for
+	// that command (it can turn an ask into an allow, or deny). It cannot
+	// overrule a denial. Empty Rule defaults to "custom" and a zero Pos to
+	// the command's position. It must be safe for concurrent use.
+	Custom func(Command) (Decision, bool)
+	// Approval enables the ready approval tiers: read-only commands with
+	// only harmless flags are allowed, known destructive commands (bulk
+	// git add, git reset --hard, forced push, rm -rf /, chmod 777, pkill,
+	// piping into an interpreter, ...) are denied with a safer alternative,
+	// and everything else gets Ask.
+	Approval bool
+}
+
+// DefaultDeniedCommands is the deny list used when Rules.DeniedCommands is
+// nil and no allow list is set.
+var DefaultDeniedCommands = []string{"rm", "rmdir", "mkfs", "dd", "format", "shutdown", "reboot", "halt", "poweroff", "init"}
+
+// ErrInvalidRules is wrapped by every error New and ParseRules return for a
+// bad configuration.
+var ErrInvalidRules = errors.New("policy: invalid rules")
+
+// A Policy checks command strings. It is immutable and safe for concurrent
+// use. Create one with New.
+type Policy struct {
+	allowed     map[string]bool // lower-case base names; nil: no allow list
+	denied      map[string]bool // lower-case base names; nil: no deny list
+	ops         opSet
+	interactive bool // AllowInteractive
+	denyRE      []*regexp.Regexp
+	allowRE     []*regexp.Regexp
+	allowREOn   bool // AllowPatterns was non-nil
+	custom      func(Command) (Decision, bool)
+	approval    bool
+}
+
+// defaultPolicy is what a nil *Policy checks with.
+var defaultPolicy = mustNew(Rules{})
+
+func mustNew(r Rules) *Policy {
+	p, err := New(r)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// New validates r, compiles its patterns and returns a Policy. The slices in
+// r are copied, so r may be changed afterwards.
+func New(r Rules) (*Policy, error) {
+	if len(r.AllowedCommands) > 0 && len(r.DeniedCommands) > 0 {
+		return nil, invalid("specify AllowedCommands or DeniedCommands, not both")
+	}
+	p := &Policy{interactive: r.AllowInteractive, custom: r.Custom, approval: r.Approval}
+	var err error
+	if len(r.AllowedCommands) > 0 {
+		if p.allowed, err = nameSet("AllowedCommands", r.AllowedCommands); err != nil {
+			return nil, err
+		}
+	} else {
+		denied := r.DeniedCommands
+		if denied == nil {
+			denied = DefaultDeniedCommands
+		}
+		if len(denied) > 0 {
+			if p.denied, err = nameSet("DeniedCommands", denied); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, op := range r.DeniedOperators {
+		set, ok := operatorKeys[op]
+		if !ok {
+			return nil, invalid("unknown operator %q in DeniedOperators (known: %s)", op, strings.Join(operatorList(), " "))
+		}
+		p.ops |= set
+	}
+	if p.denyRE, err = compile("DenyPatterns", r.DenyPatterns); err != nil {
+		return nil, err
+	}
+	if p.allowRE, err = compile("AllowPatterns", r.AllowPatterns); err != nil {
+		return nil, err
+	}
+	p.allowREOn = r.AllowPatterns != nil
+	return p, nil
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidRules}, args...)...)
+}
+
+func nameSet(field string, names []string) (map[string]bool, error) {
+	set := make(map[string]bool, len(names))
+	for i, n := range names {
+		if strings.TrimSpace(n) == "" || strings.ContainsAny(n, " \t\n\x00") {
+			return nil, invalid("%s[%d] = %q is not a command name", field, i, n)
+		}
+		set[strings.ToLower(path.Base(n))] = true
+	}
+	return set, nil
+}
+
+func compile(field string, patterns []string) ([]*regexp.Regexp, error) {
+	var out []*regexp.Regexp
+	for i, s := range patterns {
+		re, err := regexp.Compile(s)
+		if err != nil {
+			return nil, invalid("%s[%d]: %v", field, i, err)
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
+
+// exclusive reports whether only listed commands may run, so that a command
+// the policy cannot name must be denied rather than asked about.
+func (p *Policy) exclusive() bool { return p.allowed != nil || p.allowREOn }
+
+// isDenied reports whether the lower-case base name is on the deny list,
+// directly or as a dotted variant such as mkfs.ext4.
+func (p *Policy) isDenied(name string) bool {
+	if p.denied == nil {
+		return false
+	}
+	if p.denied[name] {
+		return true
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] == '.' && p.denied[name[:i]] {
+			return !scriptExtensions[name[i+1:]]
+		}
+	}
+	return false
+}
+
+// scriptExtensions are suffixes that make a name a script file, not a
+// variant of a system program: "init.sh" is not "init".
+var scriptExtensions = map[string]bool{
+	"sh": true, "bash": true, "zsh": true, "py": true, "pl": true, "rb": true, "js": true,
+	"mjs": true, "cjs": true, "ts": true, "php": true, "lua": true, "tcl": true, "go": true,
+}
+
+// opSet is a set of operator kinds found in the syntax tree.
+type opSet uint32
+
+const (
+	opOut        opSet = 1 << iota // >
+	opAppend                       // >>
+	opClobber                      // >|
+	opAll                          // &>
+	opAppendAll                    // &>>
+	opReadWrite                    // <>
+	opDupOutFile                   // >&file (not >&2)
+	opDupOut                       // >&N
+	opDupIn                        // <&N
+	opIn                           // <
+	opHeredoc                      // <<
+	opHeredocTab                   // <<-
+	opHerestring                   // <<<
+	opPipe                         // |
+	opPipeAll                      // |&
+	opAnd                          // &&
+	opOr                           // ||
+	opSemi                         // ; or a newline between commands
+	opBackground                   // &
+	opCmdSubst                     // $(...)
+	opBacktick                     // `...`
+	opProcIn                       // <(...)
+	opProcOut                      // >(...)
+)
+
+// operatorKeys maps each DeniedOperators entry to the operator kinds it
+// denies. A key names a family where one operator is a variant of another:
+// ">" covers every redirection that writes a file.
+var operatorKeys = map[string]opSet{
+	">":      opOut | opAppend | opClobber | opAll | opAppendAll | opReadWrite | opDupOutFile,
+	">>":     opAppend | opAppendAll,
+	">|":     opClobber,
+	"&>":     opAll | opAppendAll,
+	"&>>":    opAppendAll,
+	"<>":     opReadWrite,
+	">&":     opDupOut | opDupOutFile,
+	"<&":     opDupIn,
+	"<":      opIn | opReadWrite,
+	"<<":     opHeredoc | opHeredocTab,
+	"<<-":    opHeredocTab,
+	"<<<":    opHerestring,
+	"|":      opPipe | opPipeAll,
+	"|&":     opPipeAll,
+	"&&":     opAnd,
+	"||":     opOr,
+	";":      opSemi,
+	"&":      opBackground,
+	"$(...)": opCmdSubst | opBacktick,
+	"$()":    opCmdSubst | opBacktick,
+	"`":      opBacktick,
+	"``":     opBacktick,
+	"<(...)": opProcIn,
+	"<()":    opProcIn,
+	">(...)": opProcOut,
+	">()":    opProcOut,
+}
+
+func operatorList() []string {
+	var keys []string
+	for k := range operatorKeys {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

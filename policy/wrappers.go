@@ -1,0 +1,816 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// runCall judges a simple command, then the command it runs if it is a
+// wrapper (sudo rm, env X=1 rm, xargs rm), and so on down.
+func (c *checker) runCall(cl call) {
+	if !c.enter() {
+		return
+	}
+	defer c.leave()
+	for len(cl.words) > 0 && c.fatal == nil {
+		c.ncmds++
+		c.judge(&cl)
+		inner, ok := c.unwrap(&cl)
+		if !ok {
+			return
+		}
+		cl = inner
+	}
+}
+
+// opt is one parsed command-line option.
+type opt struct {
+	name   string // "-u" or "--user"
+	val    word   // its value, when it takes one
+	hasVal bool
+}
+
+// optSpec says which options take a value.
+type optSpec struct {
+	short string   // short option letters that take a value (-u root, -uroot)
+	long  []string // long options that take a value (--user root, --user=root)
+}
+
+func (s optSpec) longTakesValue(name string) bool { return slices.Contains(s.long, name) }
+
+// parseOpts reads options from the start of args, and returns them with the
+// index of the first operand. "--" ends the options and is skipped. A word
+// that is not literal is taken as the first operand: it might be anything.
+func parseOpts(args []word, spec optSpec) ([]opt, int) {
+	var opts []opt
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		if !a.lit || len(a.val) < 2 || a.val[0] != '-' {
+			return opts, i
+		}
+		if a.val == "--" {
+			return opts, i + 1
+		}
+		if strings.HasPrefix(a.val, "--") {
+			name, val, eq := strings.Cut(a.val[2:], "=")
+			o := opt{name: "--" + name}
+			switch {
+			case eq:
+				o.val, o.hasVal = attached(a, val), true
+			case spec.longTakesValue(name) && i+1 < len(args):
+				i++
+				o.val, o.hasVal = args[i], true
+			}
+			opts = append(opts, o)
+			i++
+			continue
+		}
+		cluster := a.val[1:]
+		for j := 0; j < len(cluster); j++ {
+			o := opt{name: "-" + cluster[j:j+1]}
+			if strings.IndexByte(spec.short, cluster[j]) >= 0 {
+				if j+1 < len(cluster) {
+					o.val, o.hasVal = attached(a, cluster[j+1:]), true
+				} else if i+1 < len(args) {
+					i++
+					o.val, o.hasVal = args[i], true
+				}
+				opts = append(opts, o)
+				break
+			}
+			opts = append(opts, o)
+		}
+		i++
+	}
+	return opts, i
+}
+
+// attached makes a word for the value part of an option word.
+func attached(w word, val string) word {
+	v := word{val: val, prefix: val, lit: true, off: w.off}
+	if w.exact {
+		v.exact, v.valOff = true, w.valOff+len(w.val)-len(val)
+	}
+	return v
+}
+
+func hasOpt(opts []opt, names ...string) bool {
+	for _, o := range opts {
+		if slices.Contains(names, o.name) {
+			return true
+		}
+	}
+	return false
+}
+
+func optVal(opts []opt, names ...string) (word, bool) {
+	for _, o := range opts {
+		if o.hasVal && slices.Contains(names, o.name) {
+			return o.val, true
+		}
+	}
+	return word{}, false
+}
+
+// Option specs of the wrappers, shared with the interactive checks.
+var (
+	sudoSpec  = optSpec{short: "aCcDgpRrTtUu", long: []string{"auth-type", "login-class", "close-from", "chdir", "group", "prompt", "chroot", "role", "type", "command-timeout", "other-user", "user"}}
+	doasSpec  = optSpec{short: "uC"}
+	envSpec   = optSpec{short: "uCS", long: []string{"unset", "chdir", "split-string"}}
+	xargsSpec = optSpec{short: "adEILnPs", long: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"}}
+)
+
+// wrapperSpecs are the plain wrappers: options, then skip operands, then the
+// command they run.
+var wrapperSpecs = map[string]struct {
+	spec     optSpec
+	operands int      // operands before the command (timeout's duration)
+	stop     []string // options that mean no command is run
+}{
+	"nice":        {spec: optSpec{short: "n", long: []string{"adjustment"}}},
+	"nohup":       {},
+	"time":        {spec: optSpec{short: "fo", long: []string{"format", "output"}}},
+	"timeout":     {spec: optSpec{short: "sk", long: []string{"signal", "kill-after"}}, operands: 1},
+	"stdbuf":      {spec: optSpec{short: "ioe", long: []string{"input", "output", "error"}}},
+	"ionice":      {spec: optSpec{short: "cnpPu", long: []string{"class", "classdata", "pid", "pgid", "uid"}}, stop: []string{"-p", "-P", "-u", "--pid", "--pgid", "--uid"}},
+	"setsid":      {},
+	"command":     {stop: []string{"-v", "-V"}},
+	"builtin":     {},
+	"exec":        {spec: optSpec{short: "a"}},
+	"unbuffer":    {},
+	"chroot":      {spec: optSpec{long: []string{"userspec", "groups"}}, operands: 1},
+	"taskset":     {stop: []string{"-p", "--pid"}, operands: 1},
+	"chrt":        {spec: optSpec{short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"}}, stop: []string{"-p", "--pid", "-m", "--max"}},
+	"strace":      {spec: optSpec{short: "abeEIoOpPsSuUX", long: []string{"trace", "signal", "output", "attach", "user", "env"}}},
+	"ltrace":      {spec: optSpec{short: "aAeDFlnopsuwx", long: []string{"output", "library"}}},
+	"unshare":     {spec: optSpec{short: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "setgroups", "map-user", "map-group", "map-users", "map-groups"}}},
+	"nsenter":     {spec: optSpec{short: "tSG", long: []string{"target", "setuid", "setgid"}}},
+	"catchsegv":   {},
+	"caffeinate":  {spec: optSpec{short: "tw"}},
+	"systemd-run": {spec: optSpec{short: "pEM", long: []string{"unit", "property", "description", "slice", "setenv", "uid", "gid", "working-directory", "machine", "host", "on-calendar", "on-active"}}},
+}
+
+// shells run -c strings and scripts; their -c string is checked as code.
+var shells = map[string]bool{
+	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true,
+	"yash": true, "posh": true, "fish": true, "csh": true, "tcsh": true, "rbash": true,
+}
+
+// unwrap returns the command that cl runs, when cl is a wrapper. Along the
+// way it checks shell code that cl runs from strings (bash -c, eval, find
+// -exec groups, git aliases), which is judged in place.
+func (c *checker) unwrap(cl *call) (call, bool) {
+	head := cl.words[0]
+	if !head.lit {
+		return call{}, false
+	}
+	name := baseName(head.val)
+	args := cl.words[1:]
+	inner := func(ws []word, label string) (call, bool) {
+		if len(ws) == 0 {
+			return call{}, false
+		}
+		n := *cl
+		n.words = ws
+		n.env = nil
+		n.wrappers = append(slices.Clip(cl.wrappers), label)
+		return n, true
+	}
+	if w, ok := wrapperSpecs[name]; ok {
+		opts, i := parseOpts(args, w.spec)
+		if hasOpt(opts, w.stop...) {
+			return call{}, false
+		}
+		if name == "chrt" && i < len(args) && isDigits(args[i].val) {
+			i++
+		}
+		i += w.operands
+		if name == "nohup" && i < len(args) && args[i].val == "--" {
+			i++
+		}
+		if i > len(args) {
+			return call{}, false
+		}
+		return inner(args[i:], name)
+	}
+	if shells[name] {
+		c.shell(cl, name, args)
+		return call{}, false
+	}
+	switch name {
+	case "env":
+		return c.env(cl, args, inner)
+	case "sudo", "doas":
+		spec := sudoSpec
+		if name == "doas" {
+			spec = doasSpec
+		}
+		opts, i := parseOpts(args, spec)
+		if hasOpt(opts, "-e", "--edit", "-l", "--list", "-v", "--validate", "-K", "--remove-timestamp", "-V", "--version", "-h", "--help", "-C", "-L") {
+			return call{}, false
+		}
+		var env []string
+		for i < len(args) && args[i].lit && isAssignment(args[i].val) {
+			c.envAssignment(args[i])
+			env = append(env, args[i].val)
+			i++
+		}
+		n, ok := inner(args[i:], name)
+		n.env = env
+		return n, ok
+	case "xargs":
+		opts, i := parseOpts(args, xargsSpec)
+		repl := ""
+		if w, ok := optVal(opts, "-I", "--replace"); ok {
+			repl = w.val
+		} else if hasOpt(opts, "-i", "--replace") {
+			repl = "{}"
+		}
+		return inner(placeholderCommand(args[i:], repl), "xargs")
+	case "busybox", "toybox":
+		if len(args) > 0 && strings.HasPrefix(args[0].val, "-") {
+			return call{}, false
+		}
+		return inner(args, name)
+	case "find":
+		c.find(cl, args, inner)
+	case "eval":
+		c.eval(cl, args)
+	case "source", ".":
+		c.source(cl, args)
+	case "trap":
+		c.trap(cl, args)
+	case "alias":
+		for _, a := range args {
+			if !a.lit {
+				c.dynamic(fmt.Sprintf("alias defines %s, which is only known at run time, so the policy cannot check what the alias runs. Write the alias out literally.", short(a.val)), a.val, a.off)
+				continue
+			}
+			if _, val, ok := strings.Cut(a.val, "="); ok && strings.TrimSpace(val) != "" {
+				v := a
+				v.val = val
+				if a.exact {
+					v.valOff = a.valOff + len(a.val) - len(val)
+				}
+				c.deferred(func() { c.nested(val, v, append(slices.Clip(cl.wrappers), "alias"), "the alias") })
+			}
+		}
+	case "hash":
+		opts, i := parseOpts(args, optSpec{short: "p"})
+		if p, ok := optVal(opts, "-p"); ok && i < len(args) {
+			// hash -p makes a name run another program: check that program.
+			return inner([]word{p}, "hash -p")
+		}
+	case "watch":
+		opts, i := parseOpts(args, optSpec{short: "nq", long: []string{"interval", "equexit"}})
+		if hasOpt(opts, "-x", "--exec") {
+			return inner(args[i:], "watch")
+		}
+		c.joinedCode(cl, args[i:], "watch")
+	case "flock":
+		_, i := parseOpts(args, optSpec{short: "Ew", long: []string{"timeout", "conflict-exit-code"}})
+		if i >= len(args) || isDigits(args[i].val) {
+			return call{}, false
+		}
+		rest := args[i+1:]
+		if len(rest) >= 2 && (rest[0].val == "-c" || rest[0].val == "--command") {
+			c.code(cl, rest[1], "flock -c")
+			return call{}, false
+		}
+		if len(rest) > 0 && rest[0].val == "--" {
+			rest = rest[1:]
+		}
+		return inner(rest, "flock")
+	case "su", "runuser":
+		opts, i := parseOpts(args, optSpec{short: "cgGsw", long: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment", "user"}})
+		if cmd, ok := optVal(opts, "-c", "--command", "--session-command"); ok {
+			c.code(cl, cmd, name+" -c")
+			return call{}, false
+		}
+		if name == "runuser" && hasOpt(opts, "-u", "--user") {
+			return inner(args[i:], "runuser")
+		}
+	case "script":
+		opts, _ := parseOpts(args, optSpec{short: "cEIOBTm", long: []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format"}})
+		if cmd, ok := optVal(opts, "-c", "--command"); ok {
+			c.code(cl, cmd, "script -c")
+		}
+	case "parallel":
+		c.parallel(cl, args)
+	case "entr":
+		opts, i := parseOpts(args, optSpec{})
+		if hasOpt(opts, "-s") && i < len(args) {
+			c.code(cl, args[i], "entr -s")
+			return call{}, false
+		}
+		return inner(args[i:], "entr")
+	case "nix-shell":
+		opts, _ := parseOpts(args, optSpec{short: "pIA", long: []string{"run", "command", "packages", "attr", "arg", "argstr", "include"}})
+		if cmd, ok := optVal(opts, "--run", "--command"); ok {
+			c.code(cl, cmd, "nix-shell --run")
+		}
+	case "ssh", "scp", "sftp":
+		c.sshOptions(cl, args)
+	case "at", "batch":
+		// at and batch read the commands they schedule from standard input,
+		// or from -f FILE.
+		opts, _ := parseOpts(args, optSpec{short: "qfmMtKlrd"})
+		if !hasOpt(opts, "-f", "-l", "-r", "-d", "-c") {
+			c.stdinProgram(cl, name)
+		}
+	case "vi", "vim", "nvim", "ex", "view", "rvim", "gvim":
+		// -c CMD and +CMD run Ex commands; ":!cmd" runs a shell command.
+		for i, a := range args {
+			var cmd word
+			switch {
+			case a.lit && (a.val == "-c" || a.val == "--cmd") && i+1 < len(args):
+				cmd = args[i+1]
+			case a.lit && strings.HasPrefix(a.val, "+") && len(a.val) > 1:
+				cmd = attached(a, a.val[1:])
+			default:
+				continue
+			}
+			if !cmd.lit {
+				continue
+			}
+			if bang := strings.IndexByte(cmd.val, '!'); bang >= 0 && strings.Trim(cmd.val[:bang], ": \t") == "" {
+				v := attached(cmd, cmd.val[bang+1:])
+				if strings.TrimSpace(v.val) != "" {
+					c.nested(v.val, v, append(slices.Clip(cl.wrappers), name+" -c !"), "the shell command run by "+name)
+				}
+			}
+		}
+	case "rsync":
+		opts, _ := parseOpts(args, optSpec{short: "eBfMT", long: []string{"rsh", "rsync-path", "filter", "exclude", "include", "files-from", "temp-dir", "block-size"}})
+		if cmd, ok := optVal(opts, "-e", "--rsh"); ok {
+			c.code(cl, cmd, "rsync -e")
+		}
+	case "tar":
+		c.tarOptions(cl, args)
+	case "git":
+		return c.git(cl, args, inner)
+	default:
+		if ws, label, ok := runnerCommand(name, args); ok {
+			return inner(ws, label)
+		}
+		if code, label, ok := runnerCode(name, args); ok {
+			c.code(cl, code, label)
+		}
+	}
+	return call{}, false
+}
+
+// placeholderCommand marks the command word as dynamic when it holds the
+// placeholder that find -exec or xargs -I replaces with input: the program
+// is then only known at run time.
+func placeholderCommand(ws []word, placeholder string) []word {
+	if len(ws) == 0 || placeholder == "" || !ws[0].lit || !strings.Contains(ws[0].val, placeholder) {
+		return ws
+	}
+	out := slices.Clone(ws)
+	out[0].lit = false
+	return out
+}
+
+func isAssignment(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		ch := name[i]
+		if !(ch == '_' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || i > 0 && ch >= '0' && ch <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// envAssignment checks a NAME=value word given to env or sudo.
+func (c *checker) envAssignment(w word) {
+	name, val, _ := strings.Cut(w.val, "=")
+	v := w
+	v.val = val
+	if w.exact {
+		v.valOff = w.valOff + len(name) + 1
+	}
+	c.deferred(func() { c.codeVariable(name, v) })
+}
+
+func (c *checker) env(cl *call, args []word, inner func([]word, string) (call, bool)) (call, bool) {
+	opts, i := parseOpts(args, envSpec)
+	var env []string
+	for i < len(args) && args[i].lit && strings.Contains(args[i].val, "=") {
+		if isAssignment(args[i].val) {
+			c.envAssignment(args[i])
+		}
+		env = append(env, args[i].val)
+		i++
+	}
+	if split, ok := optVal(opts, "-S", "--split-string"); ok {
+		// env -S splits its string into words, much as a shell would.
+		code := split.val
+		for _, a := range args[i:] {
+			if a.lit {
+				q, err := syntax.Quote(a.val, syntax.LangBash)
+				if err != nil {
+					q = a.val
+				}
+				code += " " + q
+			} else {
+				code += " " + a.val
+			}
+		}
+		if !split.lit {
+			c.dynamic(fmt.Sprintf("env -S runs %s, which is only known at run time, so the policy cannot check it. Write the command out directly.", short(split.val)), split.val, split.off)
+			return call{}, false
+		}
+		if len(args[i:]) > 0 {
+			split.exact = false
+		}
+		c.nested(code, split, append(slices.Clip(cl.wrappers), "env -S"), "the env -S string")
+		return call{}, false
+	}
+	n, ok := inner(args[i:], "env")
+	if ok {
+		n.env = env
+	}
+	return n, ok
+}
+
+// shell handles sh, bash and the other shells: a -c string is checked as
+// code, and so is a program read from a here-document, a here-string or a
+// literal echo piped in. A program only known at run time (a pipe from curl,
+// a variable) cannot be checked.
+func (c *checker) shell(cl *call, name string, args []word) {
+	cmdMode, stdinMode, info, i := shellOptions(args)
+	if info {
+		return
+	}
+	label := name
+	if cmdMode {
+		if i >= len(args) {
+			return
+		}
+		w := args[i]
+		if w.lit && strings.HasPrefix(w.val, "--command=") {
+			w = attached(w, w.val[len("--command="):])
+		}
+		c.code(cl, w, name+" -c")
+		return
+	}
+	if i < len(args) && !stdinMode {
+		script := args[i]
+		switch {
+		case script.procSu:
+			c.dynamic(fmt.Sprintf("%s runs a script produced by %s, which the policy cannot check. Save the script to a file and inspect it, or run its commands directly.", label, short(script.val)), script.val, script.off)
+			return
+		case script.lit && script.val == "/dev/stdin":
+		default:
+			return // a script file: its contents are not analysed
+		}
+	}
+	c.stdinProgram(cl, label)
+}
+
+// stdinProgram checks the program a shell reads on standard input.
+func (c *checker) stdinProgram(cl *call, label string) {
+	in := cl.stdin
+	if in != nil && in.pipe != nil {
+		in = c.pipeSource(in.pipe)
+	}
+	switch {
+	case in != nil && in.known:
+		w := word{val: in.text, lit: true, off: in.off, exact: in.exact, valOff: in.valOff}
+		c.nested(in.text, w, append(slices.Clip(cl.wrappers), label+" <stdin>"), "the program read by "+label)
+	case cl.stdinPipe:
+		what := "a pipe"
+		if in != nil && in.written != "" {
+			what = pyRepr(short(in.written))
+		}
+		c.dynamic(fmt.Sprintf("The shell %s would run a program read from %s, which the policy cannot check. Run the commands directly instead of piping them into a shell.", pyRepr(label), what), cl.words[0].written(), cl.words[0].off)
+	case cl.stdinRedir && in != nil:
+		c.dynamic(fmt.Sprintf("The shell %s would run a program from %s that is only known at run time, which the policy cannot check. Run the commands directly.", pyRepr(label), in.written), cl.words[0].written(), cl.words[0].off)
+	}
+}
+
+// code checks a word that a command runs as shell code.
+func (c *checker) code(cl *call, w word, label string) {
+	if !w.lit {
+		c.dynamic(fmt.Sprintf("%s runs shell code that is only known at run time (%s), so the policy cannot check it. Write the commands out directly.", label, short(w.val)), w.val, w.off)
+		return
+	}
+	c.nested(w.val, w, append(slices.Clip(cl.wrappers), label), "the code run by "+label)
+}
+
+// joinedCode checks words that a command joins with spaces and runs as
+// shell code (eval, watch, parallel).
+func (c *checker) joinedCode(cl *call, ws []word, label string) {
+	if len(ws) == 0 {
+		return
+	}
+	parts := make([]string, 0, len(ws))
+	for _, w := range ws {
+		if !w.lit {
+			c.dynamic(fmt.Sprintf("%s runs shell code built from %s, which is only known at run time, so the policy cannot check it. Write the commands out directly.", label, short(w.val)), w.val, w.off)
+			return
+		}
+		parts = append(parts, w.val)
+	}
+	code := strings.Join(parts, " ")
+	w := ws[0]
+	if len(ws) > 1 {
+		w.exact = false
+	}
+	w.val = code
+	c.nested(code, w, append(slices.Clip(cl.wrappers), label), "the code run by "+label)
+}
+
+func (c *checker) eval(cl *call, args []word) {
+	if len(args) > 0 && args[0].lit && args[0].val == "--" {
+		args = args[1:]
+	}
+	c.joinedCode(cl, args, "eval")
+}
+
+func (c *checker) source(cl *call, args []word) {
+	if len(args) == 0 {
+		return
+	}
+	f := args[0]
+	switch {
+	case f.procSu:
+		c.dynamic(fmt.Sprintf("%s reads a script produced by %s, which the policy cannot check. Save the script to a file and inspect it, or run its commands directly.", cl.words[0].val, short(f.val)), f.val, f.off)
+	case f.lit && (f.val == "/dev/stdin" || f.val == "-" || strings.HasPrefix(f.val, "/dev/fd/") || f.val == "/proc/self/fd/0"):
+		c.stdinProgram(cl, cl.words[0].val)
+	}
+}
+
+func (c *checker) trap(cl *call, args []word) {
+	if len(args) > 0 && args[0].lit && args[0].val == "--" {
+		args = args[1:]
+	}
+	if len(args) < 2 {
+		return
+	}
+	action := args[0]
+	if action.lit && (action.val == "-" || action.val == "" || strings.HasPrefix(action.val, "-")) {
+		return
+	}
+	c.deferred(func() { c.code(cl, action, "trap") })
+}
+
+// find runs the commands of its -exec, -execdir, -ok and -okdir actions.
+func (c *checker) find(cl *call, args []word, inner func([]word, string) (call, bool)) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.lit {
+			continue
+		}
+		switch a.val {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		j := i + 1
+		for j < len(args) && !(args[j].lit && (args[j].val == ";" || args[j].val == "+" && j > i+1 && args[j-1].val == "{}")) {
+			j++
+		}
+		if n, ok := inner(placeholderCommand(args[i+1:j], "{}"), "find "+a.val); ok {
+			c.runCall(n)
+		}
+		i = j
+	}
+}
+
+// parallel (GNU) joins its command words and runs them with a shell, once
+// per input.
+func (c *checker) parallel(cl *call, args []word) {
+	_, i := parseOpts(args, optSpec{short: "jPadEInNLS", long: []string{"jobs", "arg-file", "delimiter", "colsep", "tmpdir", "results", "joblog", "workdir", "sshlogin", "max-args", "max-lines", "timeout", "eta"}})
+	j := i
+	for j < len(args) && !(args[j].lit && strings.HasPrefix(args[j].val, ":::")) {
+		j++
+	}
+	if j == i {
+		c.dynamic("parallel reads the commands it runs from its input, which the policy cannot check. Give the command on the command line.", cl.words[0].written(), cl.words[0].off)
+		return
+	}
+	c.joinedCode(cl, args[i:j], "parallel")
+}
+
+// sshOptions checks -o ProxyCommand=... and similar options, which run a
+// local command through a shell, and scp/sftp -S, which names the ssh
+// program.
+func (c *checker) sshOptions(cl *call, args []word) {
+	opts, i := parseOpts(args, optSpec{short: "BbcDEeFIiJLlmOopQRSWw"})
+	if cl.name() == "ssh" && i+1 < len(args) {
+		// The remote command runs in a shell: on another machine, or on
+		// this one (ssh localhost). It is checked like bash -c.
+		c.joinedCode(cl, args[i+1:], "ssh "+args[i].val)
+	}
+	for _, o := range opts {
+		if !o.hasVal {
+			continue
+		}
+		switch o.name {
+		case "-o":
+			key, val, ok := strings.Cut(o.val.val, "=")
+			if !ok {
+				key, val, ok = strings.Cut(o.val.val, " ")
+			}
+			if !o.val.lit {
+				if strings.Contains(strings.ToLower(o.val.val), "command") {
+					c.dynamic(fmt.Sprintf("%s -o %s is only known at run time and may run a local command, which the policy cannot check.", cl.words[0].val, short(o.val.val)), o.val.val, o.val.off)
+				}
+				continue
+			}
+			switch strings.ToLower(strings.TrimSpace(key)) {
+			case "proxycommand", "localcommand", "knownhostscommand":
+				if ok && strings.TrimSpace(val) != "" && strings.ToLower(strings.TrimSpace(val)) != "none" {
+					v := attached(o.val, val)
+					v.exact = false
+					c.nested(val, v, append(slices.Clip(cl.wrappers), cl.words[0].val+" -o "+key), "the "+key)
+				}
+			}
+		case "-S":
+			if cl.name() != "ssh" {
+				c.code(cl, o.val, cl.words[0].val+" -S")
+			}
+		}
+	}
+}
+
+// tarOptions checks the tar options that run a command.
+func (c *checker) tarOptions(cl *call, args []word) {
+	for i, a := range args {
+		if !a.lit {
+			continue
+		}
+		for _, name := range []string{"--to-command", "--use-compress-program", "--info-script", "--new-volume-script", "--checkpoint-action"} {
+			var val word
+			switch {
+			case strings.HasPrefix(a.val, name+"="):
+				val = attached(a, a.val[len(name)+1:])
+			case a.val == name && i+1 < len(args):
+				val = args[i+1]
+			default:
+				continue
+			}
+			if name == "--checkpoint-action" {
+				if !strings.HasPrefix(val.val, "exec=") {
+					continue
+				}
+				val = attached(val, val.val[len("exec="):])
+			}
+			c.code(cl, val, "tar "+name)
+		}
+		if a.val == "-I" && i+1 < len(args) {
+			c.code(cl, args[i+1], "tar -I")
+		}
+	}
+}
+
+// runnerCommand recognises tools that run a command in a prepared
+// environment: uv run, poetry run, bundle exec, npx, op run -- ...
+func runnerCommand(name string, args []word) ([]word, string, bool) {
+	sub := ""
+	if len(args) > 0 && args[0].lit {
+		sub = args[0].val
+	}
+	afterDashes := func(ws []word) ([]word, bool) {
+		for i, w := range ws {
+			if w.lit && w.val == "--" {
+				return ws[i+1:], true
+			}
+		}
+		return nil, false
+	}
+	switch {
+	case name == "uv" && sub == "run":
+		_, i := parseOpts(args[1:], optSpec{short: "p", long: []string{"with", "with-editable", "with-requirements", "python", "package", "directory", "project", "env-file", "extra", "group", "only-group", "no-group", "index", "default-index", "index-url", "extra-index-url", "find-links", "config-file", "cache-dir"}})
+		return args[1+i:], "uv run", true
+	case name == "uvx" || name == "uv" && sub == "tool" && len(args) > 1 && args[1].val == "run":
+		rest := args
+		if name == "uv" {
+			rest = args[2:]
+		}
+		_, i := parseOpts(rest, optSpec{short: "p", long: []string{"from", "with", "with-editable", "with-requirements", "python", "index", "index-url", "extra-index-url"}})
+		return rest[i:], "uvx", true
+	case (name == "poetry" || name == "pipenv" || name == "pdm" || name == "rye" || name == "hatch") && sub == "run":
+		_, i := parseOpts(args[1:], optSpec{})
+		return args[1+i:], name + " run", true
+	case name == "bundle" && (sub == "exec" || sub == "ex"):
+		_, i := parseOpts(args[1:], optSpec{})
+		return args[1+i:], "bundle exec", true
+	case (name == "pnpm" || name == "yarn") && sub == "exec":
+		_, i := parseOpts(args[1:], optSpec{})
+		return args[1+i:], name + " exec", true
+	case name == "npx" || name == "npm" && (sub == "exec" || sub == "x"):
+		rest := args
+		if name == "npm" {
+			rest = args[1:]
+		}
+		opts, i := parseOpts(rest, optSpec{short: "pc", long: []string{"package", "call"}})
+		if hasOpt(opts, "-c", "--call") {
+			return nil, "", false
+		}
+		return rest[i:], name, true
+	case name == "conda" && sub == "run":
+		_, i := parseOpts(args[1:], optSpec{short: "np", long: []string{"name", "prefix", "cwd"}})
+		return args[1+i:], "conda run", true
+	case name == "direnv" && sub == "exec" && len(args) > 2:
+		return args[2:], "direnv exec", true
+	case name == "mise" && (sub == "exec" || sub == "x"), name == "dotenv",
+		name == "op" && sub == "run", name == "doppler" && sub == "run", name == "infisical" && sub == "run",
+		name == "aws-vault" && sub == "exec":
+		if rest, ok := afterDashes(args); ok {
+			return rest, name, true
+		}
+	case name == "nix" && sub == "develop":
+		for i, w := range args {
+			if w.lit && (w.val == "-c" || w.val == "--command") {
+				return args[i+1:], "nix develop", true
+			}
+		}
+	}
+	return nil, "", false
+}
+
+// runnerCode recognises tools that run a string as shell code: npm exec -c,
+// npx -c.
+func runnerCode(name string, args []word) (word, string, bool) {
+	rest := args
+	if name == "npm" {
+		if len(args) == 0 || (args[0].val != "exec" && args[0].val != "x") {
+			return word{}, "", false
+		}
+		rest = args[1:]
+	} else if name != "npx" {
+		return word{}, "", false
+	}
+	opts, _ := parseOpts(rest, optSpec{short: "pc", long: []string{"package", "call"}})
+	if w, ok := optVal(opts, "-c", "--call"); ok {
+		return w, name + " -c", true
+	}
+	return word{}, "", false
+}
+
+// nested checks code that will run as shell code. w locates the code in the
+// command: exactly when w.exact, otherwise at w.off.
+func (c *checker) nested(code string, w word, via []string, what string) {
+	if !c.enter() {
+		return
+	}
+	defer c.leave()
+	saved := c.src
+	c.src = source{text: code, exact: w.exact, base: w.valOff, anchor: w.off, via: via}
+	if f := c.parse(code, what); f != nil {
+		c.stmts(f.Stmts, stmtCtx{})
+	}
+	c.src = saved
+}
+
+// nestedDocument checks a string that the shell expands like a
+// double-quoted string (a prompt variable): its command substitutions run.
+func (c *checker) nestedDocument(doc string, w word, via string) {
+	if !c.enter() {
+		return
+	}
+	defer c.leave()
+	c.budget -= len(doc)
+	if c.budget < 0 {
+		c.tooDeep(w.off)
+		return
+	}
+	if d, at := nestingDepth(`"`+doc, maxDepth); d > maxDepth {
+		c.tooDeep(c.mapOff(at))
+		return
+	}
+	saved := c.src
+	c.src = source{text: doc, exact: w.exact, base: w.valOff, anchor: w.off, via: append(slices.Clip(saved.via), via)}
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	dw, err := p.Document(strings.NewReader(doc))
+	if err != nil {
+		c.parseError(err, "the value of "+strings.TrimSuffix(via, "="))
+	} else if dw != nil {
+		c.visitWord(dw)
+	}
+	c.src = saved
+}
+
+// short shortens text for a message.
+func short(s string) string {
+	const max = 60
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xc0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "..."
+}
