@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -13,6 +14,7 @@ import (
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/config"
 	"github.com/shellcap/shellcap/envprobe"
+	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/mcpserver"
 )
 
@@ -35,9 +37,22 @@ func (s *serverFlags) toolsLayer(cmd *cobra.Command) *config.File {
 	return &config.File{Tools: s.tools}
 }
 
-// server builds the Shell and the MCP server the flags describe; the
-// caller closes the Shell.
-func (s *serverFlags) server(cmd *cobra.Command) (*mcpserver.Server, *shellcap.Shell, error) {
+// closer ends a server's Manager and Shell, leaving jobs running.
+type closer struct {
+	sh  *shellcap.Shell
+	m   *jobs.Manager
+	srv *mcpserver.Server
+}
+
+func (c *closer) Close() error {
+	c.srv.Close()
+	c.m.Close()
+	return c.sh.Close()
+}
+
+// server builds the Shell, the job Manager and the MCP server the flags
+// describe; the caller closes the returned closer.
+func (s *serverFlags) server(cmd *cobra.Command) (*mcpserver.Server, io.Closer, error) {
 	eff, err := s.options.effective(cmd.Flags(), s.toolsLayer(cmd))
 	if err != nil {
 		return nil, nil, err
@@ -46,7 +61,7 @@ func (s *serverFlags) server(cmd *cobra.Command) (*mcpserver.Server, *shellcap.S
 }
 
 // build makes the Shell and the MCP server of an effective configuration.
-func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, *shellcap.Shell, error) {
+func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, error) {
 	opts, err := eff.Options()
 	if err != nil {
 		return nil, nil, err
@@ -64,12 +79,18 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, *shellcap.Shel
 		sh.Close()
 		return nil, nil, err
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Tools: eff.Tools, Environment: snap, Version: version(), Logger: opts.Logger})
+	m, err := jobs.New(sh, jobs.Options{})
 	if err != nil {
 		sh.Close()
 		return nil, nil, err
 	}
-	return srv, sh, nil
+	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Jobs: m, Tools: eff.Tools, Environment: snap, Version: version(), Logger: opts.Logger})
+	if err != nil {
+		m.Close()
+		sh.Close()
+		return nil, nil, err
+	}
+	return srv, &closer{sh: sh, m: m, srv: srv}, nil
 }
 
 func newMCPCmd() *cobra.Command {

@@ -25,6 +25,7 @@ func newRootCmd() *cobra.Command {
 		},
 	}
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
+	root.AddCommand(newJobCmds()...)
 	root.AddCommand(newRunCmd(), newMCPCmd(), newServeCmd(), newPolicyCmd(), newConfigCmd(), newEnvCmd(), newBenchCmd(), newVersionCmd())
 	return root
 }

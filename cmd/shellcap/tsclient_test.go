@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,8 +74,11 @@ func checkReport(t *testing.T, report map[string]any) {
 		t.Errorf("denial = %v", denied)
 	}
 	tools, _ := report["tools"].([]any)
-	if len(tools) == 0 || tools[0] != "run_command" {
+	if !slices.Contains(tools, any("run_command")) || !slices.Contains(tools, any("start_command")) {
 		t.Errorf("tools = %v", tools)
+	}
+	if _, ok := report["job"]; !ok {
+		t.Errorf("the job round trip did not run")
 	}
 	if job, ok := report["job"].(map[string]any); ok {
 		if s, _ := job["started"].(string); s != "Started background command: 'echo job-out; sleep 60'\nID: <id>" {
