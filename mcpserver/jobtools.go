@@ -297,6 +297,7 @@ func object(props map[string]any, required ...string) map[string]any {
 	return o
 }
 
-func str(desc string) map[string]any     { return map[string]any{"type": "string", "description": desc} }
-func boolean(desc string) map[string]any { return map[string]any{"type": "boolean", "description": desc} }
-
+func str(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+func boolean(desc string) map[string]any {
+	return map[string]any{"type": "boolean", "description": desc}
+}
