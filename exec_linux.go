@@ -212,7 +212,9 @@ func terminate(pgid int, grace time.Duration, exited <-chan error) {
 // deadline, counting bytes against the shared output cap. Past the cap it
 // keeps reading (so the writer is not blocked) but discards.
 func pump(f *os.File, buf *capture.Buffer, stream Stream, onOutput func(Stream, []byte), total *atomic.Int64, maxBytes int64, overLimit func()) {
-	p := make([]byte, 32<<10)
+	bp := readBuffers.Get().(*[]byte)
+	defer readBuffers.Put(bp)
+	p := *bp
 	for {
 		n, err := f.Read(p)
 		if n > 0 {
@@ -240,6 +242,9 @@ func pump(f *os.File, buf *capture.Buffer, stream Stream, onOutput func(Stream, 
 		}
 	}
 }
+
+// readBuffers recycles the pipes' read buffers across commands.
+var readBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // feed copies the request's stdin into the command and closes it, so the
 // command sees end-of-file. It ends early when the command stops reading.

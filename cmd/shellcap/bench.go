@@ -28,12 +28,10 @@ Prints a Markdown table.`,
 				return err
 			}
 			defer os.RemoveAll(ws)
-			rows := []bench.Row{}
-			r, err := bench.RunTrue(cmd.Context(), ws, calls)
+			rows, err := bench.RunTrue(cmd.Context(), ws, calls)
 			if err != nil {
 				return err
 			}
-			rows = append(rows, r)
 			pc, err := bench.PolicyCheck(cmd.Context(), ws, 30)
 			if err != nil {
 				return err
