@@ -2,6 +2,9 @@ package shellcap_test
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,5 +121,17 @@ func TestShellFallbackAndOverride(t *testing.T) {
 	res := run(t, sh, shellcap.Request{Command: "echo $0; ulimit -f"})
 	if res.Stdout != "sh\n2\n" {
 		t.Fatalf("sh with a 1 KiB file limit: %q (want 512-byte blocks)", res.Stdout)
+	}
+}
+
+func TestCancelledContextStartsNothing(t *testing.T) {
+	sh := newShell(t, shellcap.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := sh.Run(ctx, shellcap.Request{Command: "touch started"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run with a cancelled context: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(sh.Workspace(), "started")); err == nil {
+		t.Fatal("the command ran")
 	}
 }

@@ -209,6 +209,9 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // nothing was started
+	}
 	res := s.newResult(req.Command)
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
