@@ -79,7 +79,7 @@ func (e *PolicyError) Unwrap() error { return e.Kind }
 
 // authorizePolicy applies the policy and the approval mode to command.
 func (s *Shell) authorizePolicy(ctx context.Context, command string) *PolicyError {
-	d := s.policy.Check(command)
+	d := s.decisions.check(s.policy, command)
 	switch {
 	case d.Verdict == policy.Deny:
 		return &PolicyError{Kind: ErrDenied, Decision: d, Msg: d.Reason}

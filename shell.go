@@ -30,6 +30,7 @@ type Shell struct {
 	log       *slog.Logger
 	warnings  []string
 	policy    *policy.Policy
+	decisions decisionCache
 
 	mu        sync.Mutex
 	cwd       string // remembered directory (PersistCwd); "" means root
@@ -216,13 +217,15 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
 
-	if refused := s.Authorize(ctx, req.Command); refused != nil {
-		return refused, nil
-	}
+	// Cheap checks first, so no one is asked to approve a request that
+	// would be refused anyway.
 	timeout, rerr := s.timeout(req.Timeout)
 	if rerr != nil {
 		res.Err = rerr
 		return res, nil
+	}
+	if refused := s.Authorize(ctx, req.Command); refused != nil {
+		return refused, nil
 	}
 	res.Timeout = timeout
 	env, err := s.requestEnv(req.Env)
