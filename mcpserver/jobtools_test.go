@@ -16,7 +16,7 @@ var idRE = regexp.MustCompile(`ID: ([0-9a-f]{32})`)
 // TestJobTools drives a background command through every job tool.
 func TestJobTools(t *testing.T) {
 	cs, srv := connectWith(t, shellcap.Options{}, nil, &mcpserver.Options{})
-	if !slices.Equal(srv.Tools(), []string{"run_command", "start_command", "check_command", "wait_command", "send_input", "stop_command", "list_commands", "shell"}) {
+	if !slices.Equal(srv.Tools(), []string{"run_command", "start_command", "check_command", "wait_command", "send_input", "stop_command", "list_commands", "shell", "bash"}) {
 		t.Fatalf("tools = %v", srv.Tools())
 	}
 	started := text(call(t, cs, mcpserver.StartCommand, map[string]any{"command": "read line; echo got $line; sleep 60", "stdin": true}))

@@ -14,6 +14,7 @@ import (
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/envprobe"
 	"github.com/shellcap/shellcap/jobs"
+	"github.com/shellcap/shellcap/session"
 )
 
 // Options configures a Server. Shell is required; everything else has a
@@ -35,6 +36,10 @@ type Options struct {
 	// still running after this long to a background job: the model gets
 	// the output so far and the job's ID. Zero never promotes.
 	ForegroundTimeout time.Duration
+
+	// Session configures the persistent bash session of the bash tool,
+	// started on its first call. The zero value is session's default.
+	Session session.Options
 
 	// Instructions are sent to the client at initialization. Empty sends
 	// only the environment snapshot, if any.
@@ -65,6 +70,7 @@ type Server struct {
 	mu          sync.Mutex
 	notices     []string // finished jobs not yet told to the model
 	unsubscribe func()
+	bash        bashSession
 }
 
 // New builds the server and registers its tools. A read-only workspace
@@ -118,20 +124,22 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// Close stops listening for job events. Jobs keep running.
+// Close ends the bash tool's session and stops listening for job events.
+// Jobs keep running.
 func (s *Server) Close() error {
 	if s.unsubscribe != nil {
 		s.unsubscribe()
 	}
+	s.closeBash()
 	return nil
 }
 
 // available lists the tools this configuration can back.
 func (s *Server) available() []string {
 	if s.opts.Jobs == nil {
-		return []string{RunCommand}
+		return []string{RunCommand, BashTool}
 	}
-	return []string{RunCommand, StartCommand, CheckCommand, WaitCommand, SendInput, StopCommand, ListCommands, ShellTool}
+	return []string{RunCommand, StartCommand, CheckCommand, WaitCommand, SendInput, StopCommand, ListCommands, ShellTool, BashTool}
 }
 
 func (s *Server) register(name string) {
@@ -145,6 +153,8 @@ func (s *Server) register(name string) {
 			OutputSchema: resultSchema,
 			Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 		}, s.runCommand)
+	case BashTool:
+		s.registerBash()
 	default:
 		s.registerJobTool(name)
 	}

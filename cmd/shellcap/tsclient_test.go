@@ -80,6 +80,9 @@ func checkReport(t *testing.T, report map[string]any) {
 	if _, ok := report["job"]; !ok {
 		t.Errorf("the job round trip did not run")
 	}
+	if got := report["bash"]; got != "[stdout]\nkept d\n" {
+		t.Errorf("bash session = %q", got)
+	}
 	if job, ok := report["job"].(map[string]any); ok {
 		if s, _ := job["started"].(string); s != "Started background command: 'echo job-out; sleep 60'\nID: <id>" {
 			t.Errorf("start_command = %q", s)

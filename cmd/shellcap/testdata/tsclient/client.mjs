@@ -48,5 +48,11 @@ if (out.tools.includes("start_command")) {
   out.job.stop = stopped.content[0].text;
 }
 
+if (out.tools.includes("bash")) {
+  await client.callTool({ name: "bash", arguments: { command: "export FROM_TS=kept; mkdir -p d && cd d" } });
+  const again = await client.callTool({ name: "bash", arguments: { command: 'echo $FROM_TS $(basename "$PWD")' } });
+  out.bash = again.content[0].text;
+}
+
 console.log(JSON.stringify(out));
 await client.close();

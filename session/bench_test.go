@@ -1,0 +1,94 @@
+//go:build linux
+
+package session_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/shellcap/shellcap/session"
+)
+
+// BenchmarkSessionRoundTrip compares a session round trip of the builtin
+// true with a raw bash reading commands from a pipe, in the same run and
+// interleaved, so that machine load affects both alike. It reports the
+// mean time of each and their ratio (session / raw): "ratio" for the
+// session protocol alone, "ratio-policy" for Run with the Shell's policy
+// check in front.
+func BenchmarkSessionRoundTrip(b *testing.B) {
+	s := newSession(b, session.Options{})
+	raw := startRawBash(b)
+	ctx := context.Background()
+	var rawTotal, sessTotal, checkedTotal time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		t0 := time.Now()
+		raw.roundTrip(b)
+		t1 := time.Now()
+		res, err := s.RunUnchecked(ctx, session.Request{Command: "true"})
+		t2 := time.Now()
+		if err != nil || res.ExitCode != 0 {
+			b.Fatalf("session: %v %v", err, res)
+		}
+		res, err = s.Run(ctx, session.Request{Command: "true"})
+		t3 := time.Now()
+		if err != nil || res.ExitCode != 0 {
+			b.Fatalf("session with policy: %v %v", err, res)
+		}
+		rawTotal += t1.Sub(t0)
+		sessTotal += t2.Sub(t1)
+		checkedTotal += t3.Sub(t2)
+	}
+	b.StopTimer()
+	n := float64(b.N)
+	b.ReportMetric(float64(rawTotal.Nanoseconds())/n, "raw-ns/op")
+	b.ReportMetric(float64(sessTotal.Nanoseconds())/n, "session-ns/op")
+	b.ReportMetric(float64(checkedTotal.Nanoseconds())/n, "session-policy-ns/op")
+	b.ReportMetric(float64(sessTotal)/float64(rawTotal), "ratio")
+	b.ReportMetric(float64(checkedTotal)/float64(rawTotal), "ratio-policy")
+}
+
+// rawBash is a plain non-interactive bash reading commands from a pipe:
+// the floor any persistent shell protocol is measured against.
+type rawBash struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func startRawBash(b *testing.B) *rawBash {
+	cmd := exec.Command("bash", "--norc", "--noprofile")
+	cmd.Env = []string{testMark, "PATH=/usr/bin:/bin"}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	r := &rawBash{cmd: cmd, in: in, out: bufio.NewReader(out)}
+	b.Cleanup(func() {
+		r.in.Close()
+		_ = r.cmd.Wait()
+	})
+	return r
+}
+
+// roundTrip runs true and reads its exit status back.
+func (r *rawBash) roundTrip(b *testing.B) {
+	if _, err := io.WriteString(r.in, "true; echo $?\n"); err != nil {
+		b.Fatal(err)
+	}
+	line, err := r.out.ReadString('\n')
+	if err != nil || line != "0\n" {
+		b.Fatalf("raw bash: %q %v", line, err)
+	}
+}

@@ -1,0 +1,75 @@
+// Package session gives an agent a long-lived bash: variables, functions,
+// aliases, cd and export carry from one command to the next, as in a
+// terminal (the persistent mode of Microsoft Agent Framework's shell tool,
+// gptme's shell and Anthropic's bash tool).
+//
+// # Quick start
+//
+//	sh, err := shellcap.New(shellcap.Options{Workspace: dir})
+//	if err != nil { ... }
+//	defer sh.Close()
+//	s, err := session.New(ctx, sh, session.Options{})
+//	if err != nil { ... }
+//	defer s.Close()
+//
+//	s.Run(ctx, session.Request{Command: "cd src && export GOFLAGS=-mod=mod"})
+//	res, err := s.Run(ctx, session.Request{Command: "go test ./...", Timeout: 5 * time.Minute})
+//	if err != nil { ... }      // host problems: closed session, bash missing
+//	fmt.Println(res.Text())    // what the model reads
+//
+// Every command goes through the Shell's Authorize (input checks, policy,
+// approval) before it reaches bash, and the shell is started the way the
+// Shell starts commands: its resource limits, scrubbed environment,
+// workspace and a new session.
+//
+// # How it works
+//
+// The shell is bash run interactively, without prompts, history or line
+// editing, so that SIGINT stops whatever it runs (builtin loops included)
+// and gives its prompt back with its state intact. Its standard input
+// carries only fixed lines written by the Session; the command text is
+// written to a private file, which bash reads with the read builtin and
+// evaluates at its top level with standard input from /dev/null. After the
+// command, bash writes the exit status, the working directory and, when
+// the command may have changed them, the exported variables on a pipe of
+// its own that commands do not inherit. So:
+//
+//   - a lone "}", an unterminated quote or a here-document without its
+//     terminator is a syntax error for that command only;
+//   - nothing a command prints, sentinel-looking text included, can end
+//     the command early or fake its exit code;
+//   - commands that read standard input (cat, read) see end of file;
+//   - output is complete and never leaks into the next command's result.
+//
+// # Timeouts, cancellation, output cap
+//
+// A command that outlives its timeout, whose context ends or that prints
+// more than Options.MaxOutputBytes is interrupted with SIGINT to the
+// shell's process group: the command's processes stop and the shell keeps
+// its variables, functions and directory. Processes the command started
+// that ignore SIGINT are killed after Options.InterruptGrace; a shell that
+// still does not answer (a builtin loop with SIGINT trapped) is replaced.
+//
+// # Restarts
+//
+// When the shell itself ends (exit, exec, kill -9 $$, a failure under
+// set -e), a new one is started in the last known directory with the
+// exported variables restored, and the result says so (Result.Restarted and
+// a note). "exit 3" reports exit code 3. Functions, aliases, unexported
+// variables and background jobs of the old shell are gone. Restart starts
+// a fresh shell on request, as Anthropic's bash tool does for
+// restart: true.
+//
+// set -e and set -x last for one call: an interactive shell would
+// otherwise end at the next failing command. As at a terminal, bash
+// announces a background job with "[1] PID" on stderr.
+//
+// # Security
+//
+// A session is a convenience, not a sandbox: the shell runs with the
+// host user's rights, limited by the Shell's options and policy. With
+// Options.Confine each command starts in the workspace root, and a root
+// that cannot be entered stops the command; commands can still cd
+// elsewhere. Background processes a command starts belong to the session
+// and are killed with it (Close, Restart, a replaced shell).
+package session

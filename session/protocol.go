@@ -1,0 +1,255 @@
+package session
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// The protocol between a Session and its bash.
+//
+// bash runs interactive (-i, without line editing, history or prompts) so
+// that SIGINT aborts whatever it is running, builtin loops included, and
+// returns it to reading its next line, with its variables intact. Its
+// standard input is a pipe that carries only the fixed step lines written
+// by stepLine and syncLine: never the command text. The command text is
+// written to a private file and read by the step with the read builtin;
+// the step evals it with stdin from /dev/null (so commands see end of
+// file) and without the status descriptor. After the command, bash writes
+// a status record on its own pipe (fd 3), which the command cannot write
+// to: nothing the command prints can end it early or fake its exit code.
+//
+// A status record is five NUL-terminated fields:
+//
+//	id, kind ("run", "anchor" or "sync"), exit status, $PWD,
+//	"S" + `export -p` or nothing
+//
+// The id ties the record to the step that wrote it, so a record from an
+// interrupted or repeated step is recognised and skipped. Because bash
+// writes the record only after the command's own output has reached the
+// output pipes, everything available on them when the record arrives
+// belongs to the command; the next call starts clean.
+
+// Record kinds.
+const (
+	kindRun    = "run"    // the command ran; rc is its status
+	kindAnchor = "anchor" // Confine: the workspace root could not be entered
+	kindSync   = "sync"   // a synchronisation step after an interrupt
+)
+
+// record is one parsed status record.
+type record struct {
+	id       uint64
+	kind     string
+	rc       int
+	pwd      string
+	exports  string // `export -p`, when snapshot
+	snapshot bool
+}
+
+// shellQuote quotes s for bash as one word.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// doneFunc is the name of the function that ends every step. It is
+// defined once per shell, read-only, so that the per-call line stays short
+// and the command cannot replace it.
+const doneFunc = "__shellcap_done"
+
+// doneDef defines doneFunc. Called as `doneFunc ID KIND STATUS [SNAP]`
+// right after the command, with stdout on the status descriptor, it turns
+// off errexit and xtrace (they do not outlive a call), resets the parser
+// after a failure (after an unterminated quote an interactive bash
+// otherwise prints stray quotes at its next line), writes the status
+// record, with the `export -p` snapshot when SNAP is set, and clears the
+// prompts so that nothing reaches stdout or stderr after the record. It
+// works under set -u. Under a command's set -x, bash traces the call and
+// the first line of the function on stderr; the Session cuts those lines
+// off (see cutTrace).
+const doneDef = doneFunc + `() {
+	\builtin set +ex
+	[[ $3 == 0 ]] || \builtin eval ''
+	if [[ -n ${4-} ]]; then
+		\builtin printf '%s\0%s\0%s\0%s\0S' "$1" "$2" "$3" "${PWD-}"
+		\builtin export -p
+		\builtin printf '\0'
+	else
+		\builtin printf '%s\0%s\0%s\0%s\0\0' "$1" "$2" "$3" "${PWD-}"
+	fi
+	PS1= PS2= PS0= PROMPT_COMMAND=
+}
+\builtin readonly -f ` + doneFunc + "\n"
+
+// done calls doneFunc with stdout on the status descriptor.
+func done(id uint64, kind string, snapshot bool) string {
+	call := ` \` + doneFunc + ` ` + strconv.FormatUint(id, 10) + ` ` + kind + ` $?`
+	if snapshot {
+		call += ` S`
+	}
+	return call + ` >&3`
+}
+
+// cutTrace removes from stderr what set -x, left on by a command, made
+// bash print for calls of doneFunc with an id of at least minID: from the
+// start of the line that names the call to the end.
+func cutTrace(stderr string, minID uint64) string {
+	for {
+		i := strings.LastIndex(stderr, doneFunc+" ")
+		if i < 0 {
+			return stderr
+		}
+		rest := stderr[i+len(doneFunc)+1:]
+		end := strings.IndexByte(rest, ' ')
+		if end < 0 {
+			return stderr
+		}
+		id, err := strconv.ParseUint(rest[:end], 10, 64)
+		if err != nil || id < minID {
+			return stderr
+		}
+		stderr = stderr[:strings.LastIndexByte(stderr[:i], '\n')+1]
+	}
+}
+
+// readCommand reads the command text, up to its NUL, into __shellcap_cmd
+// from descriptor 4: the command file, sharing its file offset with the
+// Session's own descriptor, which rewinds it before each step.
+const readCommand = `IFS= \builtin read -r -d '' -u 4 __shellcap_cmd;`
+
+// evalCommand runs the text in __shellcap_cmd at the top level (not in a
+// function, so declare makes globals), stdin from /dev/null, without the
+// status and command descriptors (a command's own `exec 3>file` is undone
+// after it).
+const evalCommand = ` \builtin eval -- "$__shellcap_cmd" </dev/null 3>&- 4<&-;`
+
+// stepLine is the line that runs the command. With root set (Confine), the
+// shell first enters root and reports kindAnchor without running the
+// command when it cannot. With snapshot, the record carries the exported
+// variables.
+func stepLine(id uint64, root string, snapshot bool) string {
+	if root == "" {
+		return readCommand + evalCommand + done(id, kindRun, snapshot) + "\n"
+	}
+	return readCommand + ` if \builtin cd -- ` + shellQuote(root) + ` 2>/dev/null; then` + evalCommand + done(id, kindRun, snapshot) +
+		`; else` + done(id, kindAnchor, false) + `; fi` + "\n"
+}
+
+// syncLine is a step that only reports, to find the shell's prompt again
+// after an interrupt.
+func syncLine(id uint64) string {
+	return done(id, kindSync, true) + "\n"
+}
+
+// setupScript prepares a fresh shell: no prompts, history or job control
+// messages; the step function; an EXIT trap that leaves the exported
+// variables and directory in exitExports and exitCwd when the shell exits
+// (exit, or a failure under set -e); then the state to restore.
+func setupScript(exports, cwd, root, exitExports, exitCwd string) string {
+	var b strings.Builder
+	b.WriteString("PS1= PS2= PS0= PS4='+ '\n")
+	b.WriteString("\\builtin unset PROMPT_COMMAND HISTFILE MAILCHECK MAIL MAILPATH\n")
+	b.WriteString("\\builtin set +H +m +o history\n")
+	b.WriteString(doneDef)
+	trap := `\builtin export -p >` + shellQuote(exitExports) + ` 2>/dev/null; \builtin printf %s "$PWD" >` + shellQuote(exitCwd) + ` 2>/dev/null`
+	b.WriteString("\\builtin trap -- " + shellQuote(trap) + " EXIT\n")
+	if exports != "" {
+		b.WriteString("{\n" + exports + "\n} 2>/dev/null\n")
+	}
+	dir := root
+	if cwd != "" {
+		dir = cwd
+	}
+	b.WriteString("\\builtin cd -- " + shellQuote(dir) + " 2>/dev/null || \\builtin cd -- " + shellQuote(root) + "\n")
+	return b.String()
+}
+
+var errBadRecord = errors.New("session: malformed status record")
+
+// parseRecords takes the complete records off the front of buf and
+// returns them with what remains.
+func parseRecords(buf []byte) ([]record, []byte, error) {
+	var recs []record
+	for {
+		var fields [5][]byte
+		rest := buf
+		complete := true
+		for i := range fields {
+			j := bytes.IndexByte(rest, 0)
+			if j < 0 {
+				complete = false
+				break
+			}
+			fields[i], rest = rest[:j], rest[j+1:]
+		}
+		if !complete {
+			return recs, buf, nil
+		}
+		id, err1 := strconv.ParseUint(string(fields[0]), 10, 64)
+		rc, err2 := strconv.Atoi(string(fields[2]))
+		if err1 != nil || err2 != nil {
+			return recs, nil, errBadRecord
+		}
+		rec := record{id: id, kind: string(fields[1]), rc: rc, pwd: string(fields[3])}
+		if snap, ok := bytes.CutPrefix(fields[4], []byte("S")); ok {
+			rec.exports, rec.snapshot = string(snap), true
+		}
+		recs = append(recs, rec)
+		buf = rest
+	}
+}
+
+// restorableExports drops from an `export -p` snapshot the variables a
+// new shell sets for itself.
+func restorableExports(snapshot string) string {
+	var keep []string
+	for line := range strings.SplitSeq(snapshot, "\n") {
+		switch {
+		case strings.HasPrefix(line, "declare -x PWD="), strings.HasPrefix(line, "declare -x OLDPWD"),
+			strings.HasPrefix(line, "declare -x SHLVL="):
+			continue
+		}
+		keep = append(keep, line)
+	}
+	return strings.Join(keep, "\n")
+}
+
+// exportWords are the words that suggest a command may change exported
+// variables; only such commands send a snapshot back (it costs as much as
+// the rest of a round trip).
+var exportWords = []string{"export", "declare", "typeset", "readonly", "local", "source", "eval", "unset", "set -", "set +", "allexport"}
+
+// mayChangeExports reports whether command may change the exported
+// variables, as far as its text shows: one of exportWords, or the dot
+// builtin (". file"). Exports made inside functions defined earlier are
+// not seen; the EXIT trap still catches them when the shell exits.
+func mayChangeExports(command string) bool {
+	for _, w := range exportWords {
+		if strings.Contains(command, w) {
+			return true
+		}
+	}
+	for i := 0; i+1 < len(command); i++ {
+		if command[i] == '.' && (command[i+1] == ' ' || command[i+1] == '\t') && atCommandStart(command[:i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// atCommandStart reports whether a word following before would be in
+// command position: at the start, after an operator, or after then, do or
+// else.
+func atCommandStart(before string) bool {
+	before = strings.TrimRight(before, " \t")
+	if before == "" || strings.ContainsRune(";&|({\n", rune(before[len(before)-1])) {
+		return true
+	}
+	for _, kw := range []string{"then", "do", "else"} {
+		if rest, ok := strings.CutSuffix(before, kw); ok && (rest == "" || strings.ContainsRune(" \t;\n", rune(rest[len(rest)-1]))) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,441 @@
+//go:build linux || darwin
+
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/textfmt"
+)
+
+// ErrClosed reports a call on a closed Session.
+var ErrClosed = errors.New("session: closed")
+
+// resyncEvery is how often a synchronisation step is repeated while an
+// interrupted shell has not answered (it may have dropped buffered input).
+const resyncEvery = 250 * time.Millisecond
+
+// Session is a long-lived bash for one agent: variables, functions, cd and
+// export carry from one Run to the next. It is safe for concurrent use;
+// calls run one at a time.
+type Session struct {
+	sh   *shellcap.Shell
+	opts Options
+	root string
+
+	dir     string   // private directory holding the command file
+	cmdFile *os.File // the next command's text, read by the shell
+
+	mu      sync.Mutex
+	b       *bash // nil after a failed restart and after Close
+	closed  bool
+	seq     uint64 // last step id used
+	cwd     string // the shell's directory after the last call
+	exports string // `export -p` after the last call
+}
+
+// New starts a session in sh's workspace. ctx bounds the start only.
+func New(ctx context.Context, sh *shellcap.Shell, opts Options) (*Session, error) {
+	if sh == nil {
+		return nil, errors.New("session: nil Shell")
+	}
+	dir, err := os.MkdirTemp("", "shellcap-session-")
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "command"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	s := &Session{sh: sh, opts: opts.resolve(), root: sh.Workspace(), dir: dir, cmdFile: f}
+	if err := s.start(ctx, false); err != nil {
+		s.cleanup()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Run runs one command in the session's shell and reports what happened.
+// Problems the model can fix (a NUL byte, a timeout out of range, a
+// workspace that can no longer be entered) come back as a Result with Err
+// set. The error is for the host: a closed Session, a shell that cannot be
+// started, a context that ended before the command was sent.
+//
+// A command that outlives its timeout, prints more than the output cap or
+// whose ctx ends is interrupted: SIGINT to the shell's process group, which
+// stops the command's processes and returns the shell to its prompt with
+// its state; processes the command started that do not stop within
+// Options.InterruptGrace are killed; a shell that still does not answer is
+// restarted with its directory and exported variables.
+func (s *Session) Run(ctx context.Context, req Request) (*Result, error) {
+	if refused := s.sh.Authorize(ctx, req.Command); refused != nil {
+		return &Result{Result: *refused, maxChars: s.opts.MaxOutputChars}, nil
+	}
+	return s.run(ctx, req)
+}
+
+// run runs a command that Authorize accepted.
+func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
+	if strings.IndexByte(req.Command, 0) >= 0 {
+		return nil, errors.New("session: NUL byte in command")
+	}
+	res := &Result{Result: shellcap.Result{Command: req.Command}, maxChars: s.opts.MaxOutputChars}
+	timeout := req.Timeout
+	if timeout == 0 {
+		timeout = s.opts.DefaultTimeout
+	}
+	if timeout < 0 || timeout > s.opts.MaxTimeout {
+		res.Err = &shellcap.RequestError{Kind: shellcap.ErrTimeoutRange, Msg: fmt.Sprintf(
+			"The timeout must be greater than zero and at most %s (got %s).",
+			textfmt.FormatSeconds(s.opts.MaxTimeout), textfmt.FormatSeconds(req.Timeout))}
+		return res, nil
+	}
+	res.Timeout = timeout
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.b == nil {
+		if err := s.start(ctx, true); err != nil {
+			return nil, err
+		}
+	}
+	start := time.Now()
+	defer func() { res.Duration = time.Since(start) }()
+	res.Cwd = s.cwd
+	if err := s.writeCommand(req.Command); err != nil {
+		return nil, err
+	}
+	out := newSink(s.keepBytes(), s.opts.MaxOutputBytes)
+	id := s.nextID()
+	out.firstID = id
+	root := ""
+	if s.opts.Confine {
+		root = s.root
+	}
+	why := shellDied
+	var rec record
+	if err := s.b.send(stepLine(id, root, mayChangeExports(req.Command))); err == nil {
+		rec, why = s.b.await(ctx, id, start.Add(timeout), out)
+	}
+	died := false
+	switch why {
+	case gotRecord:
+		s.remember(rec)
+		res.ExitCode = rec.rc
+		if rec.kind == kindAnchor {
+			res.Err = &shellcap.RequestError{Kind: shellcap.ErrWorkdirGone, Msg: "The workspace root " + s.root +
+				" could not be entered, so the command was not run."}
+		}
+	case shellDied:
+		died = true
+		if err := s.replaceDeadShell(ctx, res); err != nil {
+			s.finish(res, out, died)
+			return res, err
+		}
+	default:
+		switch why {
+		case deadlineHit:
+			res.TimedOut = true
+		case ctxDone:
+			res.Canceled = true
+			res.Notes = append(res.Notes, "Command was cancelled; it was interrupted.")
+		case capHit:
+			res.OutputLimitExceeded = true
+			res.Notes = append(res.Notes, fmt.Sprintf("Output exceeded %d bytes; the command was interrupted. Redirect large output to a file and read parts of it.", s.opts.MaxOutputBytes))
+		}
+		var err error
+		died, err = s.interrupt(ctx, res, out, start)
+		if err != nil {
+			s.finish(res, out, died)
+			return res, err
+		}
+	}
+	res.Cwd = s.cwd
+	s.finish(res, out, died)
+	return res, nil
+}
+
+// interrupt stops the running command and finds the prompt again. It
+// reports whether the shell had to be replaced.
+func (s *Session) interrupt(ctx context.Context, res *Result, out *sink, callStart time.Time) (bool, error) {
+	s.b.signal(syscall.SIGINT)
+	out.interrupted = true
+	for phase := 0; phase < 2; phase++ {
+		minID := s.nextID()
+		deadline := time.Now().Add(s.opts.InterruptGrace)
+		id := minID
+		for {
+			_ = s.b.send(syncLine(id)) // a shell that is gone shows in await
+			rec, why := s.b.await(nil, minID, earlier(deadline, time.Now().Add(resyncEvery)), out)
+			if why == gotRecord {
+				s.remember(rec)
+				if !res.TimedOut {
+					res.ExitCode = rec.rc
+				} else {
+					res.ExitCode = 124
+				}
+				res.Notes = append(res.Notes, "The shell session was kept: variables, functions and the working directory are intact.")
+				return false, nil
+			}
+			if why == shellDied {
+				return true, s.replaceDeadShell(ctx, res)
+			}
+			if why == capHit {
+				continue
+			}
+			if !time.Now().Before(deadline) {
+				break
+			}
+			id = s.nextID()
+		}
+		if phase == 0 {
+			// The command's processes ignored SIGINT: kill the ones it
+			// started, leaving older background jobs alone.
+			for _, pid := range s.b.membersSince(callStart) {
+				_ = unix.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+	// The shell itself does not answer (a builtin loop with SIGINT
+	// trapped, say): replace it.
+	s.b.kill()
+	s.b = nil
+	res.ExitCode = 124
+	if !res.TimedOut {
+		res.ExitCode = 130
+	}
+	res.Restarted = true
+	if err := s.start(context.WithoutCancel(ctx), true); err != nil {
+		return true, err
+	}
+	res.Notes = append(res.Notes, s.restartNote("The shell did not respond to the interrupt, so it was stopped and a new one was started"))
+	return true, nil
+}
+
+// replaceDeadShell reaps a shell that ended during a command and starts a
+// new one with the old directory and exported variables.
+func (s *Session) replaceDeadShell(ctx context.Context, res *Result) error {
+	if !s.b.waitExit(s.opts.InterruptGrace) {
+		// It closed the status pipe without exiting: it cannot be used.
+		s.b.signal(syscall.SIGKILL)
+	}
+	state := s.b.kill()
+	s.b = nil
+	s.rememberExit()
+	code, how := exitStatus(state)
+	res.ExitCode = code
+	res.Restarted = true
+	if err := s.start(context.WithoutCancel(ctx), true); err != nil {
+		return err
+	}
+	res.Notes = append(res.Notes, s.restartNote("The shell "+how+", so a new one was started"))
+	return nil
+}
+
+func (s *Session) restartNote(what string) string {
+	return what + " in " + s.cwd + " with the exported variables restored. Shell functions, aliases, " +
+		"unexported variables and background jobs of the old shell are gone. Do not use exit or exec to end a command."
+}
+
+// exitStatus renders how a shell ended.
+func exitStatus(state *os.ProcessState) (int, string) {
+	if state == nil {
+		return -1, "ended"
+	}
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), "was killed by " + unix.SignalName(ws.Signal())
+	}
+	return state.ExitCode(), fmt.Sprintf("exited (exit code %d)", state.ExitCode())
+}
+
+// finish copies the captured output into the result.
+func (s *Session) finish(res *Result, out *sink, died bool) {
+	stdout, stderr := string(out.stdout.Bytes()), string(out.stderr.Bytes())
+	stderr = cutTrace(stderr, out.firstID)
+	if out.interrupted && (stderr == "\n" || strings.HasSuffix(stderr, "\n\n")) {
+		// An interactive bash marks SIGINT with a newline.
+		stderr = stderr[:len(stderr)-1]
+	}
+	if died {
+		// An interactive bash says "exit" on its way out.
+		stderr = strings.TrimSuffix(stderr, "exit\n")
+	}
+	if !s.opts.KeepANSI {
+		stdout, stderr = textfmt.StripANSI(stdout), textfmt.StripANSI(stderr)
+	}
+	res.Stdout, res.Stderr = stdout, stderr
+	res.StdoutBytes = out.stdout.Total() + out.dropped[shellcap.Stdout]
+	res.StderrBytes = out.stderr.Total() + out.dropped[shellcap.Stderr]
+	res.StdoutOmitted = out.stdout.Omitted() + out.dropped[shellcap.Stdout]
+	res.StderrOmitted = out.stderr.Omitted() + out.dropped[shellcap.Stderr]
+	if res.StdoutOmitted > 0 || res.StderrOmitted > 0 {
+		res.Truncated = true
+	}
+	if res.Err == nil && res.maxChars > 0 && utf8.RuneCountInString(res.Result.Text()) > res.maxChars {
+		res.Truncated = true
+	}
+}
+
+// start starts a shell and prepares it; with restore, it gets the
+// directory and exported variables of the previous one.
+func (s *Session) start(ctx context.Context, restore bool) error {
+	b, err := startBash(s.sh, s.opts.Env, s.cmdFile)
+	if err != nil {
+		return err
+	}
+	exports, cwd := "", ""
+	if restore {
+		exports, cwd = restorableExports(s.exports), s.cwd
+	}
+	if s.opts.Confine {
+		cwd = ""
+	}
+	s.b = b
+	_ = os.Remove(s.exitExports())
+	_ = os.Remove(s.exitCwd())
+	if err := s.writeCommand(setupScript(exports, cwd, s.root, s.exitExports(), s.exitCwd())); err != nil {
+		s.b.kill()
+		s.b = nil
+		return err
+	}
+	id := s.nextID()
+	out := newSink(4096, 1<<20)
+	why := shellDied
+	var rec record
+	if err := b.send(stepLine(id, "", true)); err == nil {
+		rec, why = b.await(ctx, id, time.Now().Add(DefaultStartTimeout), out)
+	}
+	if why != gotRecord {
+		b.kill()
+		s.b = nil
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("session: the shell did not start: %s", strings.TrimSpace(string(out.stderr.Bytes())))
+	}
+	s.remember(rec)
+	return nil
+}
+
+// remember keeps the state a record reports, for the next restart.
+func (s *Session) remember(rec record) {
+	s.cwd = rec.pwd
+	if rec.snapshot {
+		s.exports = rec.exports
+	}
+}
+
+// rememberExit takes the state the EXIT trap of a shell that has just
+// exited left behind: newer than the last record's.
+func (s *Session) rememberExit() {
+	if data, err := os.ReadFile(s.exitExports()); err == nil {
+		s.exports = string(data)
+	}
+	if data, err := os.ReadFile(s.exitCwd()); err == nil && len(data) > 0 {
+		s.cwd = string(data)
+	}
+}
+
+func (s *Session) exitExports() string { return filepath.Join(s.dir, "exit-exports") }
+func (s *Session) exitCwd() string     { return filepath.Join(s.dir, "exit-cwd") }
+
+func (s *Session) nextID() uint64 {
+	s.seq++
+	return s.seq
+}
+
+// keepBytes is how much of each stream is held in memory.
+func (s *Session) keepBytes() int {
+	keep := 4 * s.opts.MaxOutputChars
+	if s.opts.MaxOutputChars < 0 {
+		keep = 8 << 20
+	}
+	keep = max(keep, 4096)
+	if s.opts.MaxOutputBytes > 0 {
+		keep = int(min(int64(keep), s.opts.MaxOutputBytes))
+	}
+	return keep
+}
+
+// writeCommand writes text and a NUL at the start of the command file; the
+// shell's read stops at the NUL (successfully, so $? is 0 when the command
+// starts).
+func (s *Session) writeCommand(text string) error {
+	// Bytes after the NUL, left from a longer command, are never read.
+	buf := make([]byte, len(text)+1)
+	copy(buf, text)
+	if _, err := s.cmdFile.WriteAt(buf, 0); err != nil {
+		return err
+	}
+	// The shell's descriptor shares this offset: rewind it for the read.
+	_, err := s.cmdFile.Seek(0, io.SeekStart)
+	return err
+}
+
+// Restart replaces the shell with a fresh one in the workspace root, as
+// Anthropic's bash tool does for restart: true. Variables, functions,
+// the working directory and background jobs of the old shell are gone.
+func (s *Session) Restart(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if s.b != nil {
+		s.b.kill()
+		s.b = nil
+	}
+	s.cwd, s.exports = "", ""
+	return s.start(ctx, false)
+}
+
+// Close stops the shell and every process in its group (background jobs
+// included) and removes the session's files. It waits for a Run in
+// progress; cancel its context first to stop it sooner. Close is safe to
+// call more than once.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.cleanup()
+	return nil
+}
+
+func (s *Session) cleanup() {
+	if s.b != nil {
+		s.b.kill()
+		s.b = nil
+	}
+	_ = s.cmdFile.Close()
+	_ = os.RemoveAll(s.dir)
+}
+
+func earlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
