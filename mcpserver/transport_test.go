@@ -139,3 +139,45 @@ func TestHTTPGuards(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPIdleSessionsAreReaped: an MCP session idle past the timeout is
+// closed; its ID is refused afterwards.
+func TestHTTPIdleSessionsAreReaped(t *testing.T) {
+	ts, err := newHTTPServer(t, mcpserver.HTTPOptions{Addr: "127.0.0.1:0", SessionIdleTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(id, body string) *http.Response {
+		req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if id != "" {
+			req.Header.Set("Mcp-Session-Id", id)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d session %q", resp.StatusCode, id)
+	}
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	if got := post(id, ping).StatusCode; got != http.StatusOK {
+		t.Fatalf("ping on a fresh session: %d", got)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if post(id, ping).StatusCode == http.StatusNotFound {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the idle session was never reaped")
+		}
+		// Pings would keep it alive: give it the idle time.
+		time.Sleep(400 * time.Millisecond)
+	}
+}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+
 	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
 )
 
 func newConfigCmd() *cobra.Command {
@@ -14,7 +17,10 @@ func newConfigCmd() *cobra.Command {
 }
 
 func newConfigPrintCmd() *cobra.Command {
-	var of optionFlags
+	var (
+		of      optionFlags
+		jsonOut bool
+	)
 	cmd := &cobra.Command{
 		Use:   "print",
 		Short: "Print the effective configuration",
@@ -34,10 +40,21 @@ Keys nobody set show their default; secrets are redacted.`,
 			if err != nil {
 				return err
 			}
+			if jsonOut {
+				// The same document, as JSON.
+				var doc map[string]any
+				if err := yaml.Unmarshal(out, &doc); err != nil {
+					return err
+				}
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(doc)
+			}
 			_, err = cmd.OutOrStdout().Write(out)
 			return err
 		},
 	}
 	of.register(cmd.Flags())
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the configuration as JSON")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -9,15 +10,23 @@ import (
 )
 
 func newVersionCmd() *cobra.Command {
-	return &cobra.Command{
+	var jsonOut bool
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the shellcap version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(cmd.OutOrStdout(), "shellcap %s (%s %s/%s)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return nil
+			if jsonOut {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]string{
+					"version": version(), "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH,
+				})
+			}
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "shellcap %s (%s %s/%s)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return err
 		},
 	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the version as JSON")
+	return cmd
 }
 
 // version reports the module version, or the VCS revision for a build from
