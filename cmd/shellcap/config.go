@@ -48,6 +48,7 @@ Keys nobody set show their default; secrets are redacted.`,
 				}
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
 				return enc.Encode(doc)
 			}
 			_, err = cmd.OutOrStdout().Write(out)

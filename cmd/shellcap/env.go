@@ -52,6 +52,7 @@ agent's commands.`,
 			if jsonOut {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
 				return enc.Encode(snap)
 			}
 			_, err = fmt.Fprintln(cmd.OutOrStdout(), snap.Text())

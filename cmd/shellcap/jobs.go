@@ -56,6 +56,7 @@ func (j *jobFlags) print(cmd *cobra.Command, r jobResult) error {
 	if j.json {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		return enc.Encode(r)
 	}
 	text := r.Text()

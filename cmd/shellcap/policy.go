@@ -53,6 +53,7 @@ and the position of the offending word. Exit status: 0 allow, 1 deny, 2 ask.`,
 			if jsonOut {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
 				if err := enc.Encode(d); err != nil {
 					return err
 				}

@@ -78,6 +78,7 @@ func printResult(cmd *cobra.Command, res *shellcap.Result, jsonOut bool) error {
 	if jsonOut {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		return enc.Encode(res)
 	}
 	text := res.Text()
