@@ -136,7 +136,7 @@ func LargeOutput(ctx context.Context, workspace string, size int64) ([]Row, erro
 	ourRate, rawRate := mib/ourDur.Seconds(), mib/rawDur.Seconds()
 	return []Row{
 		{Name: fmt.Sprintf("throughput, %s of output", human(size)), Ours: ourRate, Raw: rawRate, Unit: "MiB/s", Ratio: ourRate / rawRate, Target: ">= 0.80"},
-		{Name: fmt.Sprintf("peak RSS growth, %s of output", human(size)), Ours: float64(ourGrowth) / (1 << 20), Raw: float64(rawGrowth) / (1 << 20), Unit: "MiB", Ratio: ratio(ourGrowth, rawGrowth), Target: "ours < 16 MiB"},
+		{Name: fmt.Sprintf("peak RSS growth, %s of output (ratio: share of the 16 MiB budget)", human(size)), Ours: float64(ourGrowth) / (1 << 20), Raw: float64(rawGrowth) / (1 << 20), Unit: "MiB", Ratio: float64(ourGrowth) / (16 << 20), Target: "< 1"},
 	}, nil
 }
 
@@ -178,13 +178,6 @@ func median(ds []time.Duration) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func ratio(a, b int64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return float64(a) / float64(b)
-}
 
 func human(n int64) string {
 	switch {
