@@ -142,7 +142,7 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 		<-exited
 		killed = true
 	case o.timedOut || o.canceled:
-		terminate(pid, sp.grace, exited)
+		proc.Terminate(pid, sp.grace, exited)
 		killed = true
 	}
 
@@ -174,38 +174,6 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 	default:
 	}
 	return o, nil
-}
-
-// terminate stops the group in two phases: SIGTERM, then SIGKILL once the
-// grace period is over, unless every process in the group has exited
-// before. The leader stays unreaped throughout, so the group ID cannot be
-// reused while it is being signalled.
-func terminate(pgid int, grace time.Duration, exited <-chan error) {
-	_ = proc.SignalGroup(pgid, syscall.SIGTERM)
-	deadline := time.NewTimer(grace)
-	defer deadline.Stop()
-	tick := time.NewTicker(groupPoll)
-	defer tick.Stop()
-	leaderDone := false
-	for {
-		select {
-		case <-exited:
-			leaderDone = true
-			exited = nil
-		case <-tick.C:
-		case <-deadline.C:
-			_ = proc.SignalGroup(pgid, syscall.SIGKILL)
-			if !leaderDone {
-				<-exited
-			}
-			return
-		}
-		if leaderDone {
-			if m, err := proc.GroupMembers(pgid, pgid); err == nil && len(m) == 0 {
-				return
-			}
-		}
-	}
 }
 
 // pump copies one pipe into its capture buffer until EOF or the read

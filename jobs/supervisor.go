@@ -34,7 +34,6 @@ const (
 const (
 	drainAfterExit = 1 * time.Second
 	drainAfterKill = 500 * time.Millisecond
-	groupPoll      = 10 * time.Millisecond
 )
 
 // Stdin frames: a kind byte, a big-endian uint32 length, the payload.
@@ -203,12 +202,12 @@ func (s *supervisor) run(replyFile *os.File) error {
 		timedOut = true
 	}
 	if stopped || timedOut {
-		terminate(pid, grace, exited)
+		proc.Terminate(pid, grace, exited)
 	} else {
 		// The command is done; so is anything it left in its group. The
 		// unreaped leader keeps the group ID from being reused meanwhile.
 		if m, err := proc.GroupMembers(pid, pid); err == nil && len(m) > 0 {
-			terminate(pid, grace, nil)
+			proc.Terminate(pid, grace, nil)
 		}
 	}
 	_ = cmd.Wait() // reap: only now may the PID be reused
@@ -385,38 +384,6 @@ func (s *supervisor) finish(state *os.ProcessState, stopped, timedOut bool) erro
 	s.st.StderrBytes, s.st.StderrDropped = counts[1][0], counts[1][1]
 	s.final = true
 	return writeStatus(s.sp.Dir, s.st)
-}
-
-// terminate stops process group pgid in two phases: SIGTERM, then SIGKILL
-// once grace is over unless every process in the group exited before.
-// exited, when not nil, reports the leader's exit; the leader stays
-// unreaped throughout, so the group ID cannot be reused meanwhile.
-func terminate(pgid int, grace time.Duration, exited <-chan error) {
-	_ = proc.SignalGroup(pgid, syscall.SIGTERM)
-	deadline := time.NewTimer(grace)
-	defer deadline.Stop()
-	tick := time.NewTicker(groupPoll)
-	defer tick.Stop()
-	leaderDone := exited == nil
-	for {
-		select {
-		case <-exited:
-			leaderDone = true
-			exited = nil
-		case <-tick.C:
-		case <-deadline.C:
-			_ = proc.SignalGroup(pgid, syscall.SIGKILL)
-			if !leaderDone {
-				<-exited
-			}
-			return
-		}
-		if leaderDone {
-			if m, err := proc.GroupMembers(pgid, pgid); err == nil && len(m) == 0 {
-				return
-			}
-		}
-	}
 }
 
 func closeFiles(files ...any) {

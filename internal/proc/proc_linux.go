@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -122,4 +123,40 @@ func parseStat(data []byte) (Info, error) {
 		SID:        sid,
 		StartTicks: start,
 	}, nil
+}
+
+// pollInterval is how often Terminate looks at the group.
+const pollInterval = 10 * time.Millisecond
+
+// Terminate stops process group pgid in two phases: SIGTERM, then SIGKILL
+// once grace is over, unless every process in the group exited before.
+// exited, when not nil, reports the exit of the group's leader, which the
+// caller leaves unreaped until Terminate returns, so that the group ID
+// cannot be reused while it is being signalled.
+func Terminate(pgid int, grace time.Duration, exited <-chan error) {
+	_ = SignalGroup(pgid, syscall.SIGTERM)
+	deadline := time.NewTimer(grace)
+	defer deadline.Stop()
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	leaderDone := exited == nil
+	for {
+		select {
+		case <-exited:
+			leaderDone = true
+			exited = nil
+		case <-tick.C:
+		case <-deadline.C:
+			_ = SignalGroup(pgid, syscall.SIGKILL)
+			if !leaderDone {
+				<-exited
+			}
+			return
+		}
+		if leaderDone {
+			if m, err := GroupMembers(pgid, pgid); err == nil && len(m) == 0 {
+				return
+			}
+		}
+	}
 }

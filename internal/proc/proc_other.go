@@ -5,6 +5,7 @@ package proc
 import (
 	"errors"
 	"syscall"
+	"time"
 )
 
 // Info describes one process.
@@ -33,3 +34,6 @@ func GroupMembers(pgid, exclude int) ([]Info, error) { return nil, errUnsupporte
 
 // Stat is not supported outside Linux.
 func Stat(pid int) (Info, error) { return Info{}, errUnsupported }
+
+// Terminate is not supported outside Linux.
+func Terminate(pgid int, grace time.Duration, exited <-chan error) {}
