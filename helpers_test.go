@@ -2,11 +2,11 @@ package shellcap_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/leaktest"
 )
 
 // newShell returns a Shell on a fresh workspace whose commands carry the
@@ -16,12 +16,10 @@ func newShell(t *testing.T, opts shellcap.Options) *shellcap.Shell {
 	if opts.Workspace == "" {
 		opts.Workspace = t.TempDir()
 	}
-	env := map[string]string{}
+	env := leaktest.Env(testMark)
 	for k, v := range opts.Env {
 		env[k] = v
 	}
-	name, value, _ := strings.Cut(testMark, "=")
-	env[name] = value
 	opts.Env = env
 	sh, err := shellcap.New(opts)
 	if err != nil {

@@ -26,7 +26,7 @@ func TestJobSurvivesHostRestart(t *testing.T) {
 	ws := t.TempDir()
 	_, markValue, _ := strings.Cut(testMark, "=")
 	host := exec.Command(os.Args[0], "-test.run=^$")
-	host.Env = append(os.Environ(), helperEnv+"=host", "SHELLCAP_JOBS_TEST_WS="+ws, "SHELLCAP_JOBS_TEST_MARKV="+markValue)
+	host.Env = append(os.Environ(), helperEnv+"=host", "SCTEST_JOBS_WS="+ws, "SCTEST_JOBS_MARKV="+markValue)
 	out, err := host.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

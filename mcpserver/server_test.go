@@ -1,48 +1,33 @@
 package mcpserver_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.uber.org/goleak"
-
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/envprobe"
+	"github.com/shellcap/shellcap/internal/leaktest"
 	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/mcpserver"
 	"github.com/shellcap/shellcap/policy"
 )
 
-var testMark = "SCTEST_MCP_MARK=" + strconv.Itoa(os.Getpid())
+var testMark = leaktest.Mark("SCTEST_MCP_MARK")
 
 func TestMain(m *testing.M) {
 	if os.Getenv("SCTEST_STDIO_SERVER") != "" {
 		serveStdio()
 		return
 	}
-	code := m.Run()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			os.Stderr.WriteString("leaked goroutines: " + err.Error() + "\n")
-			code = 1
-		}
-		if left := marked(5 * time.Second); len(left) > 0 {
-			os.Stderr.WriteString("leaked processes: " + strings.Join(left, " ") + "\n")
-			code = 1
-		}
-	}
-	os.Exit(code)
+	os.Exit(leaktest.Main(m, testMark, 5*time.Second))
 }
 
 // serveStdio makes the test binary an MCP server on stdio, for the stdio
@@ -62,33 +47,10 @@ func serveStdio() {
 	}
 }
 
-func markEnv() map[string]string {
-	k, v, _ := strings.Cut(testMark, "=")
-	return map[string]string{k: v}
-}
+func markEnv() map[string]string { return leaktest.Env(testMark) }
 
 // marked lists live processes carrying testMark.
-func marked(wait time.Duration) []string {
-	deadline := time.Now().Add(wait)
-	for {
-		var found []string
-		dirs, _ := filepath.Glob("/proc/[0-9]*")
-		for _, d := range dirs {
-			env, err := os.ReadFile(d + "/environ")
-			if err != nil || !bytes.Contains(env, []byte(testMark+"\x00")) {
-				continue
-			}
-			if stat, err := os.ReadFile(d + "/stat"); err == nil && bytes.Contains(stat, []byte(") Z ")) {
-				continue
-			}
-			found = append(found, filepath.Base(d))
-		}
-		if len(found) == 0 || time.Now().After(deadline) {
-			return found
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+func marked(wait time.Duration) []int { return leaktest.Processes(testMark, wait) }
 
 // connect serves opts over in-memory transports and returns a client
 // session closed when the test ends.

@@ -7,100 +7,39 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/leaktest"
 	"github.com/shellcap/shellcap/session"
 )
 
 // testMark is put into the environment of every shell the tests start, so
 // that TestMain can find any process they leaked.
-var testMark = "SHELLCAP_SESSION_TEST_MARK=" + strconv.Itoa(os.Getpid())
+var testMark = leaktest.Mark("SCTEST_SESSION_MARK")
 
 func TestMain(m *testing.M) {
-	warmUp()
-	fds := openFDs()
 	dirs := sessionDirs()
-	code := m.Run()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "leaked goroutines:", err)
-			code = 1
-		}
-		if leaked := markedProcesses(10 * time.Second); len(leaked) > 0 {
-			fmt.Fprintln(os.Stderr, "leaked processes:", leaked)
-			code = 1
-		}
-		if after := openFDs(); after > fds {
-			fmt.Fprintf(os.Stderr, "leaked file descriptors: %d open before the tests, %d after\n", fds, after)
-			code = 1
-		}
+	os.Exit(leaktest.Main(m, testMark, 10*time.Second, func() error {
 		for _, d := range sessionDirs() {
 			if !slices.Contains(dirs, d) {
-				fmt.Fprintln(os.Stderr, "session directory left behind:", d)
-				code = 1
+				return fmt.Errorf("session directory left behind: %s", d)
 			}
 		}
-	}
-	os.Exit(code)
+		return nil
+	}))
 }
 
-// markedProcesses lists live processes carrying testMark, waiting up to
-// wait for ones that are just exiting.
-func markedProcesses(wait time.Duration) []int {
-	deadline := time.Now().Add(wait)
-	for {
-		var found []int
-		dirs, _ := filepath.Glob("/proc/[0-9]*")
-		for _, d := range dirs {
-			env, err := os.ReadFile(d + "/environ")
-			if err != nil || !bytes.Contains(env, []byte(testMark+"\x00")) {
-				continue
-			}
-			if stat, err := os.ReadFile(d + "/stat"); err == nil && bytes.Contains(stat, []byte(") Z ")) {
-				continue
-			}
-			pid, _ := strconv.Atoi(filepath.Base(d))
-			found = append(found, pid)
-		}
-		if len(found) == 0 || time.Now().After(deadline) {
-			return found
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// markedProcesses lists live processes carrying testMark.
+func markedProcesses(wait time.Duration) []int { return leaktest.Processes(testMark, wait) }
 
 // sessionDirs lists the private directories of sessions.
 func sessionDirs() []string {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "shellcap-session-*"))
 	return dirs
-}
-
-// warmUp opens what the runtime keeps open for good once used, so that the
-// descriptor counts before and after the tests compare.
-func warmUp() {
-	_ = exec.Command("true").Run()
-	r, w, err := os.Pipe()
-	if err == nil {
-		_ = r.SetReadDeadline(time.Now())
-		r.Close()
-		w.Close()
-	}
-}
-
-func openFDs() int {
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return 0
-	}
-	return len(entries)
 }
 
 // newShell returns a Shell on a fresh workspace whose processes carry the
