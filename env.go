@@ -17,7 +17,7 @@ func buildEnv(o *Options, lookup func(string) (string, bool)) (map[string]string
 		}
 	}
 	for _, name := range o.PassEnv {
-		if !validEnvName(name) {
+		if !ValidEnvName(name) {
 			return nil, optionErr("PassEnv", "%q is not a valid variable name", name)
 		}
 	}
@@ -43,7 +43,7 @@ func buildEnv(o *Options, lookup func(string) (string, bool)) (map[string]string
 // checkEnvMap validates names and values the host program supplied.
 func checkEnvMap(option string, m map[string]string) error {
 	for k, v := range m {
-		if !validEnvName(k) {
+		if !ValidEnvName(k) {
 			return optionErr(option, "%q is not a valid variable name (letters, digits and _, not starting with a digit)", k)
 		}
 		if strings.ContainsRune(v, 0) {
@@ -53,9 +53,11 @@ func checkEnvMap(option string, m map[string]string) error {
 	return nil
 }
 
-// validEnvName reports whether name is a portable shell variable name. This
-// rules out "=", NUL and the empty name.
-func validEnvName(name string) bool {
+// ValidEnvName reports whether name is a portable shell variable name
+// (letters, digits and _, not starting with a digit), the rule Options.Env,
+// Options.PassEnv and Request.Env are checked against. It rules out "=",
+// NUL and the empty name.
+func ValidEnvName(name string) bool {
 	if name == "" {
 		return false
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/shellcap/shellcap"
 )
 
 const (
@@ -84,7 +86,7 @@ func FromEnv(environ []string) (*File, error) {
 
 func setEnvEntry(f *File, name, val string) error {
 	key := strings.TrimPrefix(name, envMapPrefix)
-	if !validEnvName(key) {
+	if !shellcap.ValidEnvName(key) {
 		return &Error{Source: envSource, Key: name, Msg: "invalid variable name " + strconv.Quote(key)}
 	}
 	if strings.ContainsRune(val, 0) {

@@ -154,7 +154,7 @@ func (fd *field) check(v reflect.Value) *problem {
 		}
 	case "pass_env":
 		return checkList(v, func(s string) string {
-			if !validEnvName(s) {
+			if !shellcap.ValidEnvName(s) {
 				return fmt.Sprintf("%q: invalid variable name", s)
 			}
 			return ""
@@ -168,7 +168,7 @@ func (fd *field) check(v reflect.Value) *problem {
 		})
 	case "env":
 		for _, k := range sortedKeys(v.Interface().(map[string]string)) {
-			if !validEnvName(k) {
+			if !shellcap.ValidEnvName(k) {
 				return &problem{"." + k, "invalid variable name (letters, digits and _, not starting with a digit)"}
 			}
 			if strings.ContainsRune(v.MapIndex(reflect.ValueOf(k)).String(), 0) {
@@ -220,22 +220,6 @@ func checkList(v reflect.Value, bad func(string) string) *problem {
 		}
 	}
 	return nil
-}
-
-// validEnvName mirrors shellcap's rule for variable names.
-func validEnvName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i, c := range []byte(name) {
-		switch {
-		case c == '_', 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z':
-		case '0' <= c && c <= '9' && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 func sortedKeys(m map[string]string) []string {

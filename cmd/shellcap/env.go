@@ -3,11 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
 
 	"github.com/spf13/cobra"
 
-	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/config"
 	"github.com/shellcap/shellcap/envprobe"
 )
@@ -31,16 +29,7 @@ tools. Probes run through the same policy, environment and limits as the
 agent's commands.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			eff, err := of.effective(cmd.Flags())
-			if err != nil {
-				return err
-			}
-			opts, err := eff.Options()
-			if err != nil {
-				return err
-			}
-			opts.Logger = slog.Default()
-			sh, err := shellcap.New(opts)
+			sh, eff, err := of.shell(cmd.Flags())
 			if err != nil {
 				return err
 			}

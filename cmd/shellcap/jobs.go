@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -27,16 +24,7 @@ func (j *jobFlags) register(cmd *cobra.Command) {
 
 // manager opens the workspace's job store; the caller closes both.
 func (j *jobFlags) manager(cmd *cobra.Command) (*jobs.Manager, *shellcap.Shell, error) {
-	eff, err := j.options.effective(cmd.Flags())
-	if err != nil {
-		return nil, nil, err
-	}
-	opts, err := eff.Options()
-	if err != nil {
-		return nil, nil, err
-	}
-	opts.Logger = slog.Default()
-	sh, err := shellcap.New(opts)
+	sh, _, err := j.options.shell(cmd.Flags())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -48,27 +36,8 @@ func (j *jobFlags) manager(cmd *cobra.Command) (*jobs.Manager, *shellcap.Shell, 
 	return m, sh, nil
 }
 
-// jobResult is what every job command prints.
-type jobResult interface{ Text() string }
-
-func (j *jobFlags) print(cmd *cobra.Command, r jobResult) error {
-	out := cmd.OutOrStdout()
-	if j.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(r)
-	}
-	text := r.Text()
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	_, err := fmt.Fprint(out, text)
-	return err
-}
-
 // jobCommand builds a job subcommand around do.
-func jobCommand(use, short string, args cobra.PositionalArgs, do func(cmd *cobra.Command, m *jobs.Manager, args []string) (jobResult, error), flags func(*cobra.Command)) *cobra.Command {
+func jobCommand(use, short string, args cobra.PositionalArgs, do func(cmd *cobra.Command, m *jobs.Manager, args []string) (texter, error), flags func(*cobra.Command)) *cobra.Command {
 	var jf jobFlags
 	cmd := &cobra.Command{
 		Use:   use,
@@ -85,7 +54,7 @@ func jobCommand(use, short string, args cobra.PositionalArgs, do func(cmd *cobra
 			if err != nil {
 				return err
 			}
-			if err := jf.print(cmd, r); err != nil {
+			if err := emit(cmd, r, jf.json); err != nil {
 				return err
 			}
 			if jobError(r) != "" {
@@ -110,37 +79,37 @@ func newJobCmds() []*cobra.Command {
 		eof     bool
 	)
 	start := jobCommand("start [flags] -- COMMAND", "Start a background command and print its ID", cobra.MinimumNArgs(1),
-		func(cmd *cobra.Command, m *jobs.Manager, args []string) (jobResult, error) {
+		func(cmd *cobra.Command, m *jobs.Manager, args []string) (texter, error) {
 			return m.Start(cmd.Context(), jobs.StartRequest{Command: strings.Join(args, " "), Stdin: stdin})
 		}, func(c *cobra.Command) {
 			c.Flags().BoolVar(&stdin, "stdin", false, "keep the command's stdin open for shellcap input")
 		})
 	check := jobCommand("check ID", "Print a background command's status and recent output", cobra.ExactArgs(1),
-		func(cmd *cobra.Command, m *jobs.Manager, args []string) (jobResult, error) {
+		func(cmd *cobra.Command, m *jobs.Manager, args []string) (texter, error) {
 			return m.Check(cmd.Context(), args[0], newOnly)
 		}, func(c *cobra.Command) {
 			c.Flags().BoolVar(&newOnly, "new", false, "only output since the last check")
 		})
 	waitCmd := jobCommand("wait ID", "Wait for a background command to finish", cobra.ExactArgs(1),
-		func(cmd *cobra.Command, m *jobs.Manager, args []string) (jobResult, error) {
+		func(cmd *cobra.Command, m *jobs.Manager, args []string) (texter, error) {
 			return m.Wait(cmd.Context(), args[0], wait)
 		}, func(c *cobra.Command) {
 			c.Flags().DurationVarP(&wait, "timeout", "t", jobs.DefaultWait, "how long to wait at most")
 		})
 	stop := jobCommand("stop ID", "Stop a background command and print its final output", cobra.ExactArgs(1),
-		func(cmd *cobra.Command, m *jobs.Manager, args []string) (jobResult, error) {
+		func(cmd *cobra.Command, m *jobs.Manager, args []string) (texter, error) {
 			return m.Stop(cmd.Context(), args[0], keep)
 		}, func(c *cobra.Command) {
 			c.Flags().BoolVar(&keep, "keep", false, "keep the job's logs")
 		})
 	input := jobCommand("input ID TEXT", "Write TEXT to a background command's stdin", cobra.ExactArgs(2),
-		func(cmd *cobra.Command, m *jobs.Manager, args []string) (jobResult, error) {
+		func(cmd *cobra.Command, m *jobs.Manager, args []string) (texter, error) {
 			return m.Input(cmd.Context(), args[0], args[1], eof)
 		}, func(c *cobra.Command) {
 			c.Flags().BoolVar(&eof, "eof", false, "close stdin after the text")
 		})
 	list := jobCommand("jobs", "List the workspace's background commands (the same store the server uses)", cobra.NoArgs,
-		func(cmd *cobra.Command, m *jobs.Manager, _ []string) (jobResult, error) {
+		func(cmd *cobra.Command, m *jobs.Manager, _ []string) (texter, error) {
 			return m.List(cmd.Context())
 		}, nil)
 	return []*cobra.Command{start, check, waitCmd, stop, input, list}
@@ -148,7 +117,7 @@ func newJobCmds() []*cobra.Command {
 
 // jobError is the message of a result that reports a failure (an unknown
 // ID, a refused command), or "".
-func jobError(r jobResult) string {
+func jobError(r texter) string {
 	switch r := r.(type) {
 	case *jobs.StartResult:
 		return r.Error

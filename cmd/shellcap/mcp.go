@@ -67,9 +67,7 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 		return nil, nil, err
 	}
 	opts.Logger = slog.Default()
-	if opts.Approve == nil {
-		opts.Approve = mcpserver.ElicitApprover
-	}
+	opts.Approve = mcpserver.ElicitApprover
 	sh, err := shellcap.New(opts)
 	if err != nil {
 		return nil, nil, err

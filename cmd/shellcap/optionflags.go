@@ -166,3 +166,19 @@ func (o *optionFlags) options(f *pflag.FlagSet) (shellcap.Options, *config.File,
 	opts.Logger = slog.Default()
 	return opts, eff, err
 }
+
+// shell builds the Shell of the effective configuration; extra layers go
+// above the flags. The caller closes the Shell.
+func (o *optionFlags) shell(f *pflag.FlagSet, extra ...*config.File) (*shellcap.Shell, *config.File, error) {
+	eff, err := o.effective(f, extra...)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts, err := eff.Options()
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Logger = slog.Default()
+	sh, err := shellcap.New(opts)
+	return sh, eff, err
+}

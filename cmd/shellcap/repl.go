@@ -3,12 +3,10 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/session"
 )
 
@@ -26,16 +24,7 @@ cd and export carry over. A line ending in \ continues on the next line.
 :restart starts a fresh session; :quit or end-of-file leaves.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			eff, err := of.effective(cmd.Flags())
-			if err != nil {
-				return err
-			}
-			opts, err := eff.Options()
-			if err != nil {
-				return err
-			}
-			opts.Logger = slog.Default()
-			sh, err := shellcap.New(opts)
+			sh, _, err := of.shell(cmd.Flags())
 			if err != nil {
 				return err
 			}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
 	"os/signal"
 	"strings"
@@ -35,11 +33,7 @@ command's own; 124 means it timed out and 125 that shellcap could not run it
   shellcap run --json --timeout 2m -- go test ./...`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, _, err := of.options(cmd.Flags())
-			if err != nil {
-				return err
-			}
-			sh, err := shellcap.New(opts)
+			sh, _, err := of.shell(cmd.Flags())
 			if err != nil {
 				return err
 			}
@@ -57,7 +51,7 @@ command's own; 124 means it timed out and 125 that shellcap could not run it
 			if err != nil {
 				return err
 			}
-			if err := printResult(cmd, res, jsonOut); err != nil {
+			if err := emit(cmd, res, jsonOut); err != nil {
 				return err
 			}
 			return statusOf(res)
@@ -71,22 +65,6 @@ command's own; 124 means it timed out and 125 that shellcap could not run it
 	f.BoolVar(&useStdin, "stdin", false, "pass shellcap's standard input to the command (default: /dev/null)")
 	f.BoolVar(&jsonOut, "json", false, "print the structured result as JSON")
 	return cmd
-}
-
-func printResult(cmd *cobra.Command, res *shellcap.Result, jsonOut bool) error {
-	out := cmd.OutOrStdout()
-	if jsonOut {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(res)
-	}
-	text := res.Text()
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	_, err := fmt.Fprint(out, text)
-	return err
 }
 
 // statusOf maps a result to the process exit status.
