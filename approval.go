@@ -101,7 +101,8 @@ func (s *Shell) authorizePolicy(ctx context.Context, command string) *PolicyErro
 	a, err := s.opts.Approve(ctx, ApprovalRequest{Command: command, Decision: d})
 	if err != nil {
 		s.log.Warn("shellcap: approver failed", "err", err)
-		return &PolicyError{Kind: ErrNotApproved, Decision: d, Msg: "The command could not be approved: " + err.Error()}
+		return &PolicyError{Kind: ErrNotApproved, Decision: d,
+			Msg: "This command needs approval, which could not be asked for (" + err.Error() + "). " + d.Reason}
 	}
 	if a.Remember {
 		s.rememberApproval(command, a.Approved)
