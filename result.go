@@ -73,6 +73,14 @@ func (r *Result) Text() string {
 	return r.cap(r.fullText())
 }
 
+// SetTextLimit sets the cap Text applies: at most maxChars code points
+// (zero or less: no cap), keeping the end, or both ends with headAndTail.
+// Shell.Run sets it from Options; executors that build Results themselves
+// (containers, sessions) use it so that their text reads the same.
+func (r *Result) SetTextLimit(maxChars int, headAndTail bool) {
+	r.maxChars, r.headAndTail = maxChars, headAndTail
+}
+
 // fullText renders the text before the character cap.
 func (r *Result) fullText() string {
 	var b strings.Builder

@@ -1,0 +1,81 @@
+// Package container runs an agent's commands in podman or docker
+// containers with hardened defaults, and reports each outcome as a
+// [shellcap.Result] that reads like the core's.
+//
+// The zero [Options] follow Microsoft Agent Framework's docker shell tool:
+// `--network none`, `--user 65534:65534`, `--read-only`, `--cap-drop ALL`,
+// `--security-opt no-new-privileges`, a 64 MiB tmpfs on /tmp, `--memory
+// 512m`, `--pids-limit 256`, plus `--ulimit nofile=1024:1024` and
+// `--ulimit nproc=256:256`. The workspace, if any, is mounted read-only at
+// /workspace unless Options.WritableWorkspace is set.
+//
+// Two modes:
+//
+//   - [Stateless] (the default): each command is one `run --rm` under a
+//     unique name; nothing survives it.
+//   - [Persistent]: one long-lived container, started on the first Run;
+//     each command is an `exec` in it, so files in /tmp persist until
+//     [Executor.Close] removes the container.
+//
+// Quick start:
+//
+//	e, err := container.New(container.Options{
+//		Image:     "docker.io/library/busybox",
+//		Workspace: "/path/to/repo",
+//		Mode:      container.Persistent,
+//	})
+//	if err != nil {
+//		return err
+//	}
+//	defer e.Close()
+//	res, err := e.Run(ctx, shellcap.Request{Command: "ls -la", Timeout: 30 * time.Second})
+//	if err != nil {
+//		return err // the host's problem: engine missing, executor closed
+//	}
+//	fmt.Println(res.Text()) // what the model reads
+//
+// Podman can also run an unpacked root filesystem (Options.RootFS) instead
+// of an image; engine-wide settings such as the OCI runtime go in
+// Options.EngineArgs.
+//
+// # Timeouts and cleanup
+//
+// A command's timeout counts from the start of the engine client, so it
+// includes creating the container. When it expires, or the context ends,
+// or the output passes Options.MaxOutputBytes, the command is killed inside
+// the container, not just its client: in stateless mode the container is
+// killed and removed; in persistent mode every process carrying the
+// command's SHELLCAP_RUN marker variable, and its process group, is killed
+// while the container and other commands carry on. The kill is repeated
+// until the client exits, so a timeout that fires while the container is
+// still being created kills it too. Every container carries the label
+// io.shellcap.executor=<id> of its executor.
+//
+// # Security
+//
+// The container is the boundary: the defaults above give no network, no
+// capabilities, no privilege gain, an unprivileged user and a read-only
+// image, with memory, process and file-descriptor limits. What a model can
+// change is only the command text; what the host programmer can loosen is
+// explicit in [Options] (WritableWorkspace, Memory, Pids, TmpfsSize, ...).
+//
+// Options.ExtraArgs cannot loosen it: [CheckExtraArgs] accepts only a short
+// allowlist of resource and label flags and refuses everything else, naming
+// the flag, in every spelling (`--network=host`, `-v/a:/b`, `-v=/a:/b`,
+// `-itv /a:/b`, ...). Options.EngineArgs are trusted host configuration.
+//
+// Variables (Options.Env, Request.Env) reach the container through an env
+// file created 0600 in a private 0700 directory and removed after the
+// command, never through argv, so they do not appear in `ps`. In stateless
+// mode the engine still records them in the container's configuration
+// (`inspect`) while it exists; in persistent mode they are given per exec.
+//
+// Known limits: a process that both leaves its process group (setsid) and
+// clears its environment escapes the persistent-mode kill and runs until
+// Close; the workspace mount is owned by the host user, so the container
+// user (65534) can only read, or write, what the host permissions allow;
+// the container shares the host kernel, so a kernel exploit escapes it
+// (use a VM-backed runtime such as gVisor or Kata through EngineArgs for a
+// stronger boundary). Options.Authorize can add the core's command policy
+// and approval (pass a [shellcap.Shell]'s Authorize method).
+package container

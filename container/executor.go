@@ -1,0 +1,359 @@
+package container
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/textfmt"
+)
+
+// Errors the host program acts on. Check them with [errors.Is].
+var (
+	// ErrNoEngine reports that no container engine could be found.
+	ErrNoEngine = errors.New("container: no container engine")
+	// ErrClosed reports a Run after [Executor.Close].
+	ErrClosed = errors.New("container: executor is closed")
+	// ErrEngine reports that the engine failed a housekeeping call
+	// (starting, killing or removing a container).
+	ErrEngine = errors.New("container: engine failed")
+)
+
+// runMarker is the variable that tags every process of one command in a
+// persistent container, so a timeout can find them all.
+const runMarker = "SHELLCAP_RUN"
+
+// Executor runs commands in containers. It is safe for concurrent use.
+type Executor struct {
+	opts       Options // resolved
+	id         string  // labels every container of this executor
+	privateDir string  // 0700, holds env files
+
+	mu      sync.Mutex
+	name    string // the persistent container, once started
+	started bool
+	closed  bool
+}
+
+// New validates opts and returns an Executor. It starts no container: in
+// persistent mode the container starts on the first Run. A bad option is
+// an error wrapping shellcap.ErrInvalidOptions (as *shellcap.OptionError);
+// a missing engine wraps ErrNoEngine.
+func New(opts Options) (*Executor, error) {
+	o, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "shellcap-container-")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	e := &Executor{opts: o, id: newName(), privateDir: dir}
+	if o.Mode == Persistent {
+		e.name = newName()
+	}
+	return e, nil
+}
+
+// Name returns the persistent container's name ("" in stateless mode). The
+// container exists from the first Run until Close.
+func (e *Executor) Name() string { return e.name }
+
+// Engine returns the path of the container engine in use.
+func (e *Executor) Engine() string { return e.opts.Engine }
+
+// newName returns a fresh container name.
+func newName() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "shellcap-" + hex.EncodeToString(b[:])
+}
+
+// Run runs one command in a container and reports what happened, like
+// [shellcap.Shell.Run]: problems the model can fix (a NUL byte, a timeout
+// out of range, a directory outside the workspace, a refusal by
+// Options.Authorize) come back as a Result whose Err is set. The error is
+// for the host program: a closed executor, an engine that cannot start
+// the persistent container. Request.Dir is relative to /workspace (or
+// absolute inside it).
+func (e *Executor) Run(ctx context.Context, req shellcap.Request) (*shellcap.Result, error) {
+	if e.isClosed() {
+		return nil, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	res := &shellcap.Result{Command: req.Command, Cwd: e.homeDir()}
+	defer func() { res.Duration = time.Since(start) }()
+
+	if rerr := checkCommand(req.Command); rerr != nil {
+		res.Err = rerr
+		return res, nil
+	}
+	if e.opts.Authorize != nil {
+		if refused := e.opts.Authorize(ctx, req.Command); refused != nil {
+			return refused, nil
+		}
+	}
+	timeout, rerr := e.timeout(req.Timeout)
+	if rerr != nil {
+		res.Err = rerr
+		return res, nil
+	}
+	res.Timeout = timeout
+	dir, rerr := e.workdir(req.Dir)
+	if rerr != nil {
+		res.Err = rerr
+		return res, nil
+	}
+	res.Cwd = dir
+	if err := checkEnv(req.Env); err != nil {
+		return nil, err
+	}
+
+	id := newName()
+	vars := map[string]string{}
+	for k, v := range e.opts.Env {
+		vars[k] = v
+	}
+	for k, v := range req.Env {
+		vars[k] = v
+	}
+	if e.opts.Mode == Persistent {
+		vars[runMarker] = id
+		if err := e.ensureStarted(ctx); err != nil {
+			return nil, err
+		}
+	}
+	envFile, err := e.writeEnvFile(vars)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(envFile)
+
+	j := &job{
+		exec:     e,
+		id:       id,
+		argv:     e.commandArgv(id, envFile, dir, req),
+		stdin:    req.Stdin,
+		onOutput: req.OnOutput,
+		timeout:  timeout,
+	}
+	out, err := j.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.fill(res, out)
+	if e.opts.Mode == Persistent && engineMayHaveFailed(res) && !e.alive() {
+		e.forget()
+		res.Notes = append(res.Notes, "The container had stopped (perhaps out of memory); the next command starts a fresh one, without the files this one had in /tmp.")
+	}
+	return res, nil
+}
+
+// engineMayHaveFailed reports a result that may be the engine's failure
+// rather than the command's: podman's and docker's exit codes for their own
+// errors, or a message in their style.
+func engineMayHaveFailed(res *shellcap.Result) bool {
+	if res.ExitCode == 0 || res.TimedOut || res.Canceled {
+		return false
+	}
+	return res.ExitCode == 125 || res.ExitCode == 126 || res.ExitCode == 255 || strings.HasPrefix(res.Stderr, "Error")
+}
+
+// alive reports whether the persistent container is running.
+func (e *Executor) alive() bool {
+	out, err := e.engine(context.Background(), "inspect", "--format", "{{.State.Running}}", e.name)
+	return err == nil && strings.TrimSpace(out) == "true"
+}
+
+// forget removes a stopped persistent container so the next Run starts a
+// new one.
+func (e *Executor) forget() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed || !e.started {
+		return
+	}
+	_ = e.remove(e.name)
+	e.started = false
+}
+
+// commandArgv renders the engine command line for one command.
+func (e *Executor) commandArgv(id, envFile, dir string, req shellcap.Request) []string {
+	argv := append([]string{e.opts.Engine}, e.opts.EngineArgs...)
+	if e.opts.Mode == Persistent {
+		argv = append(argv, "exec")
+	} else {
+		argv = append(argv, "run", "--rm")
+	}
+	if req.Stdin != nil {
+		argv = append(argv, "--interactive")
+	}
+	argv = append(argv, "--env-file", envFile, "--workdir", dir)
+	if e.opts.Mode == Persistent {
+		return append(argv, e.name, e.opts.Shell, "-c", req.Command)
+	}
+	argv = append(argv, e.runArgs(id)...)
+	argv = append(argv, e.image()...)
+	return append(argv, e.opts.Shell, "-c", req.Command)
+}
+
+// homeDir is where commands start by default.
+func (e *Executor) homeDir() string {
+	if e.opts.Workspace != "" {
+		return WorkspaceMount
+	}
+	return "/tmp"
+}
+
+// workdir resolves Request.Dir inside the container.
+func (e *Executor) workdir(dir string) (string, *shellcap.RequestError) {
+	if dir == "" {
+		return e.homeDir(), nil
+	}
+	if strings.ContainsRune(dir, 0) {
+		return "", &shellcap.RequestError{Kind: shellcap.ErrNULByte}
+	}
+	home := e.homeDir()
+	p := dir
+	if !path.IsAbs(p) {
+		p = path.Join(home, p)
+	}
+	p = path.Clean(p)
+	if p != home && !strings.HasPrefix(p, home+"/") {
+		return "", &shellcap.RequestError{Kind: shellcap.ErrWorkdirOutside,
+			Msg: fmt.Sprintf("The requested directory %s is outside %s.", p, home)}
+	}
+	return p, nil
+}
+
+// timeout resolves the request's timeout within the executor's range.
+func (e *Executor) timeout(t time.Duration) (time.Duration, *shellcap.RequestError) {
+	switch {
+	case t == 0:
+		return e.opts.DefaultTimeout, nil
+	case t < 0 || t > e.opts.MaxTimeout:
+		return 0, &shellcap.RequestError{Kind: shellcap.ErrTimeoutRange,
+			Msg: fmt.Sprintf("The timeout must be greater than zero and at most %s (got %s).",
+				textfmt.FormatSeconds(e.opts.MaxTimeout), textfmt.FormatSeconds(t))}
+	}
+	return t, nil
+}
+
+// checkCommand rejects what no process can receive.
+func checkCommand(cmd string) *shellcap.RequestError {
+	if strings.IndexByte(cmd, 0) >= 0 {
+		return &shellcap.RequestError{Kind: shellcap.ErrNULByte}
+	}
+	if !isValidUTF8(cmd) {
+		return &shellcap.RequestError{Kind: shellcap.ErrInvalidUTF8}
+	}
+	return nil
+}
+
+func (e *Executor) isClosed() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.closed
+}
+
+// ensureStarted starts the persistent container once.
+func (e *Executor) ensureStarted(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return ErrClosed
+	}
+	if e.started {
+		return nil
+	}
+	// PID 1 waits in a loop, so it reaps orphans and ends on SIGTERM.
+	keeper := "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done"
+	args := append([]string{"run", "--detach"}, e.runArgs(e.name)...)
+	args = append(args, e.image()...)
+	args = append(args, e.opts.Shell, "-c", keeper)
+	if _, err := e.engine(ctx, args...); err != nil {
+		e.remove(e.name) // a half-created container must not stay behind
+		return err
+	}
+	e.started = true
+	return nil
+}
+
+// engine runs one housekeeping call, bounded by Options.EngineTimeout.
+func (e *Executor) engine(ctx context.Context, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, e.opts.EngineTimeout)
+	defer cancel()
+	argv := append(append([]string(nil), e.opts.EngineArgs...), args...)
+	cmd := exec.CommandContext(ctx, e.opts.Engine, argv...)
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("%w: %s %s: %v: %s", ErrEngine, e.opts.Engine, args[0], err, strings.TrimSpace(out.String()))
+	}
+	return out.String(), nil
+}
+
+// remove force-removes a container, killing it at once; a container that
+// does not exist is not an error. It retries once.
+func (e *Executor) remove(name string) error {
+	args := []string{"rm", "--force"}
+	if engineKind(e.opts.Engine) == "podman" {
+		args = append(args, "--time", "0")
+	}
+	args = append(args, name)
+	var err error
+	for range 2 {
+		var out string
+		out, err = e.engine(context.Background(), args...)
+		if err == nil || isNoSuchContainer(out) {
+			return nil
+		}
+	}
+	return err
+}
+
+func isNoSuchContainer(out string) bool {
+	out = strings.ToLower(out)
+	return strings.Contains(out, "no such container") || strings.Contains(out, "no container with name or id")
+}
+
+// Close removes the persistent container, if one was started, and the
+// executor's private files, and refuses further Runs. Stateless containers
+// are removed by the command that ran them. It is safe to call more than
+// once.
+func (e *Executor) Close() error {
+	e.mu.Lock()
+	already := e.closed
+	started := e.started
+	e.closed, e.started = true, false
+	e.mu.Unlock()
+	if already {
+		return nil
+	}
+	var err error
+	if started {
+		err = e.remove(e.name)
+	}
+	if rerr := os.RemoveAll(e.privateDir); err == nil {
+		err = rerr
+	}
+	return err
+}
