@@ -74,7 +74,7 @@ func (s *Server) bashTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 			return nil, err
 		}
 		if args.Command == nil {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "The bash session was restarted." + s.takeNotices()}}}, nil
+			return &mcp.CallToolResult{Content: s.content("The bash session was restarted.")}, nil
 		}
 	}
 	if args.Command == nil {

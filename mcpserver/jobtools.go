@@ -15,11 +15,10 @@ import (
 // texter is every result a tool returns: model text plus JSON.
 type texter interface{ Text() string }
 
-// textResult renders a result: its text, with any job-finished notices
-// appended, and the result itself as structured content.
+// textResult renders a result: its text (then any job-finished notices)
+// and the result itself as structured content.
 func (s *Server) textResult(r texter) *mcp.CallToolResult {
-	text := r.Text() + s.takeNotices()
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: r}
+	return &mcp.CallToolResult{Content: s.content(r.Text()), StructuredContent: r}
 }
 
 func (s *Server) registerJobTool(name string) {

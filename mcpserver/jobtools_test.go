@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/mcpserver"
 )
@@ -62,16 +64,21 @@ func TestJobFinishedNotice(t *testing.T) {
 	cs, _ := connectWith(t, shellcap.Options{}, nil, &mcpserver.Options{})
 	started := text(call(t, cs, mcpserver.StartCommand, map[string]any{"command": "exit 3"}))
 	id := idRE.FindStringSubmatch(started)[1]
-	var got string
+	var res *mcp.CallToolResult
 	for deadline := time.Now().Add(20 * time.Second); ; {
-		got = text(call(t, cs, mcpserver.RunCommand, map[string]any{"command": "true"}))
-		if strings.Contains(got, id) || time.Now().After(deadline) {
+		res = call(t, cs, mcpserver.RunCommand, map[string]any{"command": "true"})
+		if len(res.Content) > 1 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if !strings.HasPrefix(got, "(no output)\n[") || !strings.Contains(got, "(ID: "+id+") finished with exit code 3") {
-		t.Fatalf("no finished notice: %q", got)
+	// The result's own text stays exactly Result.Text(); the notice is a
+	// block of its own.
+	if len(res.Content) != 2 || res.Content[0].(*mcp.TextContent).Text != "(no output)" {
+		t.Fatalf("content: %+v", res.Content)
+	}
+	if notice := res.Content[1].(*mcp.TextContent).Text; !strings.HasPrefix(notice, "[") || !strings.Contains(notice, "(ID: "+id+") finished with exit code 3") {
+		t.Fatalf("no finished notice: %q", notice)
 	}
 }
 

@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/shellcap/shellcap/jobs"
 )
 
@@ -24,17 +26,21 @@ func (s *Server) jobFinished(e jobs.Event) {
 	s.notices = append(s.notices, e.Text())
 }
 
-// takeNotices returns the queued notices as trailing lines and clears them.
-func (s *Server) takeNotices() string {
+// content returns the tool result's content: text, exactly as the result
+// renders it, then, in a block of its own, any queued notices of finished
+// background commands (which it clears).
+func (s *Server) content(text string) []mcp.Content {
+	out := []mcp.Content{&mcp.TextContent{Text: text}}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.notices) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for _, n := range s.notices {
-		b.WriteString("\n[" + strings.TrimSuffix(strings.TrimPrefix(n, "["), "]") + "]")
-	}
+	notices := s.notices
 	s.notices = nil
-	return b.String()
+	s.mu.Unlock()
+	if len(notices) > 0 {
+		lines := make([]string, len(notices))
+		for i, n := range notices {
+			lines[i] = "[" + strings.TrimSuffix(strings.TrimPrefix(n, "["), "]") + "]"
+		}
+		out = append(out, &mcp.TextContent{Text: strings.Join(lines, "\n")})
+	}
+	return out
 }

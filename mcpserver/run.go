@@ -67,11 +67,11 @@ func (s *Server) runOrPromote(ctx context.Context, r shellcap.Request, approval 
 }
 
 // commandResult renders a shellcap result as a tool result: the model text
-// (with any job-finished notices) and the structured result. Refusals are
+// (then any job-finished notices) and the structured result. Refusals are
 // marked isError.
 func (s *Server) commandResult(res *shellcap.Result) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: res.Text() + s.takeNotices()}},
+		Content:           s.content(res.Text()),
 		StructuredContent: res,
 		IsError:           res.Err != nil,
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -46,10 +45,7 @@ Keys nobody set show their default; secrets are redacted.`,
 				if err := yaml.Unmarshal(out, &doc); err != nil {
 					return err
 				}
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(doc)
+				return printJSON(cmd, doc)
 			}
 			_, err = cmd.OutOrStdout().Write(out)
 			return err

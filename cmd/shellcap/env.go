@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -39,10 +38,7 @@ agent's commands.`,
 				return err
 			}
 			if jsonOut {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(snap)
+				return printJSON(cmd, snap)
 			}
 			_, err = fmt.Fprintln(cmd.OutOrStdout(), snap.Text())
 			return err

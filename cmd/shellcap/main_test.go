@@ -154,3 +154,16 @@ func TestRunJSON(t *testing.T) {
 		t.Fatalf("status %d result %+v stderr %q", status, res, stderr.String())
 	}
 }
+
+func TestSandboxDoctor(t *testing.T) {
+	out, status := cli(t, "sandbox", "doctor", "--json")
+	var caps map[string]any
+	if err := json.Unmarshal([]byte(out), &caps); err != nil || status != 0 {
+		t.Fatalf("sandbox doctor --json: %d %q %v", status, out, err)
+	}
+	for _, key := range []string{"os", "arch", "user_namespaces", "landlock_abi", "seccomp"} {
+		if _, ok := caps[key]; !ok {
+			t.Errorf("no %q in %s", key, out)
+		}
+	}
+}

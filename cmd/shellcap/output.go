@@ -16,10 +16,7 @@ type texter interface{ Text() string }
 func emit(cmd *cobra.Command, r texter, jsonOut bool) error {
 	out := cmd.OutOrStdout()
 	if jsonOut {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(r)
+		return printJSON(cmd, r)
 	}
 	text := r.Text()
 	if !strings.HasSuffix(text, "\n") {
@@ -27,4 +24,12 @@ func emit(cmd *cobra.Command, r texter, jsonOut bool) error {
 	}
 	_, err := fmt.Fprint(out, text)
 	return err
+}
+
+// printJSON prints v as indented JSON on the command's stdout.
+func printJSON(cmd *cobra.Command, v any) error {
+	enc := json.NewEncoder(cmd.OutOrStdout())
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -51,10 +50,7 @@ and the position of the offending word. Exit status: 0 allow, 1 deny, 2 ask.`,
 			d := p.Check(strings.Join(args, " "))
 			out := cmd.OutOrStdout()
 			if jsonOut {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				if err := enc.Encode(d); err != nil {
+				if err := printJSON(cmd, d); err != nil {
 					return err
 				}
 			} else {

@@ -1,0 +1,107 @@
+// Package sandbox confines a command that shellcap is about to start: it
+// rewrites a prepared exec.Cmd so that the command runs under a Linux
+// sandbox made of namespaces, private mounts, Landlock and seccomp, and
+// returns a Report of exactly what will be enforced.
+//
+// The rewritten command starts this very binary as a helper (an entry point
+// registered with internal/reexec and dispatched from this package's init,
+// so any binary that links the package, test binaries included, can act as
+// the helper). The helper reads its policy from an inherited pipe, never
+// from argv or the environment, applies the layers on its locked main
+// thread and execs the original command.
+//
+// # Quick start
+//
+//	cmd, err := sh.Cmd("make test", "", nil) // or any prepared *exec.Cmd
+//	if err != nil { ... }
+//	rep, err := sandbox.Wrap(cmd, sandbox.Config{Workspace: "/src/project"})
+//	if err != nil {
+//		// A layer is missing on this machine (errors.Is(err, sandbox.ErrDegraded)),
+//		// or the configuration is invalid. Nothing was started.
+//	}
+//	fmt.Print(rep.Text())
+//	err = cmd.Run()
+//
+// sandbox.Doctor reports what the machine can enforce.
+//
+// # Security
+//
+// With the WorkspaceWrite (default) or ReadOnly profile and all layers
+// available, the helper applies, in this order, failing closed at every
+// step (exit status 125 and a message on stderr, the command never runs):
+//
+//   - New user, mount, pid, ipc and uts namespaces, plus a new network
+//     namespace (only lo, down) unless Network is NetworkFull. The command
+//     runs as its own uid mapped to itself.
+//   - Private mounts: every mount read-only (this also stops chmod, utime
+//     and xattr changes outside the writable roots), a fresh /proc of the
+//     new pid namespace (host processes are invisible: kill, ptrace and
+//     /proc/PID access get ESRCH or ENOENT), a fresh read-only /sys without
+//     network, empty tmpfs on /tmp and /dev/shm, and on /run without
+//     network (hiding host unix sockets there). The writable roots (the
+//     workspace for WorkspaceWrite, ExtraWritable) are re-attached
+//     read-write; extra readable roots under the hidden directories are
+//     re-attached read-only.
+//   - Protected paths in each writable root, to four directories deep:
+//     .git/hooks and .git/config of every repository (nested ones too; a
+//     missing hooks directory is created empty first), the directory
+//     core.hooksPath names when it lies in the root, a .git pointer file,
+//     .shellcap, .mcp.json, .vscode, .idea, .claude, .cursor, .codex,
+//     .agents, .husky, .githooks, .envrc, .gitconfig and shell rc files are
+//     read-only bind mounts, and every directory between the root and them
+//     is a mount point, so neither they nor their parents can be renamed,
+//     removed or replaced by a symlink (EBUSY). Other names are protected
+//     only when they exist as the command starts.
+//   - The given rlimits.
+//   - All capabilities dropped: bounding, ambient, permitted, effective and
+//     inheritable sets.
+//   - no_new_privs.
+//   - Landlock with every filesystem right of the best ABI the kernel has
+//     (up to 7): reads and execution only beneath system directories (/usr,
+//     /bin, /sbin, /lib*, /etc, /opt, /proc, /sys, /dev, /run, /nix/store),
+//     the workspace and the extra roots; writes only beneath the writable
+//     roots, the private /tmp and /dev/shm and a few device files
+//     (/dev/null, /dev/zero, /dev/full, /dev/tty, /dev/ptmx, /dev/pts,
+//     /dev/random, /dev/urandom). TCP bind and connect are denied unless
+//     Network is NetworkFull. From ABI 6, signals and abstract unix sockets
+//     are scoped to the sandbox.
+//   - A seccomp filter: system calls of a foreign architecture kill the
+//     process, x32 calls get ENOSYS; io_uring_*, ptrace, process_vm_*,
+//     bpf, perf_event_open, userfaultfd, keyctl, add_key, request_key,
+//     mount, umount2, pivot_root, chroot, open_tree(_attr), move_mount,
+//     fsopen, fsconfig, fsmount, fspick, mount_setattr, setns, unshare,
+//     kexec_*, *_module and open_by_handle_at get EPERM; clone with any
+//     namespace flag gets EPERM and clone3 ENOSYS (libc falls back to
+//     clone); ioctl TIOCSTI and TIOCLINUX (compared on 32 bits) get EPERM;
+//     socket and socketpair with AF_VSOCK get EPERM, and without network
+//     any family but AF_UNIX does.
+//   - Every descriptor but 0, 1 and 2 is closed at exec, so descriptors the
+//     host leaked are unusable.
+//   - The command runs in a new session (no controlling terminal).
+//
+// FullAccess applies only the new session, the rlimits and the descriptor
+// closing.
+//
+// When a layer is unavailable (no user namespaces, no Landlock, no seccomp
+// for the architecture) Wrap refuses with an error wrapping ErrDegraded
+// that names it, unless Config.AllowDegraded is set; the Report then lists
+// every downgrade and whether another layer covers it. Without user
+// namespaces there are no private mounts and no protected paths: Landlock
+// and seccomp still confine writes, reads and the network.
+//
+// Not protected:
+//
+//   - Kernel bugs: the kernel is shared; seccomp only narrows its surface.
+//   - Pathname unix sockets outside the hidden directories: below Landlock
+//     ABI 9 a command can connect to a host socket it can name (for
+//     example one in a directory it cannot otherwise read).
+//   - Protected paths created after the start, or that are symlinks (only
+//     their target inside the root is protected; the link can be
+//     replaced), and git commands that write .git/config (git config,
+//     git branch -m, git remote add) fail inside the sandbox.
+//   - Anything the command writes into the workspace that people or agents
+//     run later outside the sandbox (Makefiles, package scripts, CI files).
+//   - Resource exhaustion beyond the given rlimits: no cgroups yet.
+//   - With NetworkFull: the whole network of the host, UDP and MPTCP
+//     included.
+package sandbox

@@ -1,0 +1,394 @@
+package sandbox
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shellcap/shellcap/internal/reexec"
+)
+
+// fixture is a host-side world for escape attempts: a workspace holding a
+// git repository and agent config, a directory outside every allowed root,
+// a fake home, a host /tmp directory, a TCP and an abstract unix listener
+// that count connections, and a host process.
+type fixture struct {
+	ws, outside, home, hostTmp string
+	secret                     string
+	port                       int
+	abstract                   string
+	unixPath                   string
+	accepted                   atomic.Int64
+	hostPID                    int
+	probe                      string
+	snap                       map[string]string
+}
+
+const secretText = "top-secret-token-7d1f"
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{ws: t.TempDir(), hostTmp: t.TempDir()}
+	var err error
+	if f.outside, err = os.MkdirTemp("/var/tmp", "shellcap-outside-"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(f.outside) })
+	f.home = filepath.Join(f.outside, "home")
+	f.secret = filepath.Join(f.outside, "secret.txt")
+	mustWrite(t, f.secret, secretText+"\n", 0o600)
+	mustWrite(t, filepath.Join(f.home, ".bashrc"), "# host bashrc\n", 0o644)
+	mustWrite(t, filepath.Join(f.hostTmp, "host.txt"), "host tmp file\n", 0o644)
+
+	git := exec.Command("git", "init", "-q", f.ws)
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	mustWrite(t, filepath.Join(f.ws, ".git/hooks/pre-push"), "#!/bin/sh\nexit 0\n", 0o755)
+	mustWrite(t, filepath.Join(f.ws, ".mcp.json"), "{}\n", 0o644)
+	mustWrite(t, filepath.Join(f.ws, ".vscode/settings.json"), "{}\n", 0o644)
+	mustWrite(t, filepath.Join(f.ws, ".bashrc"), "# ws bashrc\n", 0o644)
+	mustWrite(t, filepath.Join(f.ws, "sub/nested/.git/hooks/post-checkout"), "#!/bin/sh\n", 0o755)
+	mustWrite(t, filepath.Join(f.ws, "sub/nested/.git/config"), "[core]\n", 0o644)
+	mustWrite(t, filepath.Join(f.ws, "README"), "hello\n", 0o644)
+	// A repository without a hooks directory, and one whose hooks live in
+	// the work tree through core.hooksPath.
+	mustWrite(t, filepath.Join(f.ws, "nohooks/.git/config"), "[core]\n", 0o644)
+	mustWrite(t, filepath.Join(f.ws, "tools/.git/config"), "[core]\n\thooksPath = myhooks\n", 0o644)
+	mustWrite(t, filepath.Join(f.ws, "tools/myhooks/pre-commit"), "#!/bin/sh\n", 0o755)
+
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.port = ln.Addr().(*net.TCPAddr).Port
+	f.abstract = "@shellcap-test-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(f.port)
+	al, err := net.Listen("unix", f.abstract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []net.Listener{ln, al} {
+		go func(l net.Listener) {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				f.accepted.Add(1)
+				c.Close()
+			}
+		}(l)
+		t.Cleanup(func() { l.Close() })
+	}
+
+	host := exec.Command("sleep", "600")
+	host.Env = []string{"SCTEST_HOST_MARKER=" + secretText}
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f.hostPID = host.Process.Pid
+	t.Cleanup(func() { host.Process.Kill(); host.Wait() })
+
+	if f.probe, err = os.Executable(); err != nil {
+		t.Fatal(err)
+	}
+	// The helper creates missing hooks directories.
+	os.Mkdir(filepath.Join(f.ws, "nohooks/.git/hooks"), 0o755)
+	os.Mkdir(filepath.Join(f.ws, "tools/.git/hooks"), 0o755)
+	f.snap = snapshot(t, f.ws, f.outside, f.hostTmp)
+	return f
+}
+
+func mustWrite(t *testing.T, path, text string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// snapshot records every path under the roots with its type, mode and
+// content, so a test can tell that nothing changed.
+func snapshot(t *testing.T, roots ...string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for _, root := range roots {
+		filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+			if err != nil {
+				return nil
+			}
+			v := fi.Mode().String()
+			if fi.Mode().IsRegular() {
+				b, _ := os.ReadFile(p)
+				v += " " + string(b)
+			} else if fi.Mode()&os.ModeSymlink != 0 {
+				l, _ := os.Readlink(p)
+				v += " -> " + l
+			}
+			m[p] = v
+			return nil
+		})
+	}
+	return m
+}
+
+// untouched reports the first difference between the fixture's snapshot
+// and now, ignoring what the sanity scripts may legitimately create.
+func (f *fixture) untouched(t *testing.T) {
+	t.Helper()
+	now := snapshot(t, f.ws, f.outside, f.hostTmp)
+	for p, v := range f.snap {
+		if now[p] != v {
+			t.Errorf("%s changed: was %q, now %q", p, v, now[p])
+		}
+	}
+	for p, v := range now {
+		if _, ok := f.snap[p]; !ok && !f.scratch(p) {
+			t.Errorf("%s appeared: %q", p, v)
+		}
+	}
+	if _, err := os.Stat("/etc/shellcap-escape"); err == nil {
+		os.Remove("/etc/shellcap-escape")
+		t.Errorf("/etc/shellcap-escape was created")
+	}
+	if n := f.accepted.Load(); n != 0 {
+		t.Errorf("host listeners accepted %d connections", n)
+	}
+	if err := syscall.Kill(f.hostPID, 0); err != nil {
+		t.Errorf("host process %d is gone: %v", f.hostPID, err)
+	}
+}
+
+// scratch reports a new path the workspace-write profile may create: any
+// path in the workspace outside git directories and protected names.
+func (f *fixture) scratch(p string) bool {
+	rel, err := filepath.Rel(f.ws, p)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return false
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if strings.HasPrefix(part, ".git") || isProtectedName(part) {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *fixture) config(p Profile) Config {
+	return Config{Profile: p, Workspace: f.ws, ExtraReadable: []string{filepath.Dir(f.probe)}}
+}
+
+// escape is one attempt: a bash script that exits 0 only if it got through.
+type escape struct {
+	name   string
+	script string
+	// want, when set, must appear in the combined output (the errno that
+	// proves which layer stopped it).
+	want string
+}
+
+func (f *fixture) escapes() []escape {
+	probe := func(args ...string) string {
+		return f.probe + " " + reexec.Marker + " " + testProbe + " " + strings.Join(args, " ")
+	}
+	eperm := "operation not permitted"
+	return []escape{
+		{name: "write /etc", script: "echo x > /etc/shellcap-escape"},
+		{name: "append to $HOME/.bashrc", script: "echo pwned >> " + f.home + "/.bashrc"},
+		{name: "write host /tmp file", script: "echo pwned > " + f.hostTmp + "/host.txt"},
+		{name: "create in host /tmp dir", script: "echo pwned > " + f.hostTmp + "/new.txt"},
+		{name: "truncate outside", script: "truncate -s 0 " + f.secret},
+		{name: "chmod outside", script: "chmod 0666 " + f.secret},
+		{name: "touch -d outside", script: "touch -d 2001-01-01 " + f.secret},
+		{name: "symlink out and write through", script: "ln -sf " + f.secret + " ./link && echo pwned >> ./link"},
+		{name: "relative symlink out", script: "ln -sf ../../../../../../../.." + f.secret + " ./rlink && echo pwned >> ./rlink"},
+		{name: "hardlink outside file in", script: "ln " + f.secret + " ./hard && echo pwned >> ./hard"},
+		{name: "rename outside file in", script: "mv " + f.secret + " ./stolen"},
+		{name: "write .git/hooks/pre-commit", script: "printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"},
+		{name: "overwrite existing hook", script: "echo pwned >> .git/hooks/pre-push"},
+		{name: "append .git/config", script: "printf '[core]\\n\\thooksPath = /tmp/evil\\n' >> .git/config"},
+		{name: "git config core.hooksPath", script: "git config core.hooksPath /tmp/evil"},
+		{name: "replace .git/hooks with symlink", script: "mkdir -p evil && rm -rf .git/hooks; ln -sfn ../evil .git/hooks && test -L .git/hooks"},
+		{name: "rename .git/hooks away", script: "mv .git/hooks .git/hooks.old"},
+		{name: "rename .git and recreate", script: "mv .git .git-old && mkdir -p .git/hooks && echo pwned > .git/hooks/pre-commit"},
+		{name: "nested repo hook", script: "echo pwned > sub/nested/.git/hooks/pre-commit"},
+		{name: "rename nested .git", script: "mv sub/nested/.git sub/nested/.git2"},
+		{name: "rename parent of nested repo", script: "mv sub sub2"},
+		{name: "create hooks dir in repo without one", script: "mkdir -p nohooks/.git/hooks && echo pwned > nohooks/.git/hooks/pre-commit"},
+		{name: "write core.hooksPath hook", script: "echo pwned >> tools/myhooks/pre-commit"},
+		{name: "write .mcp.json", script: "echo '{\"evil\":1}' > .mcp.json"},
+		{name: "replace .mcp.json by rename", script: "echo '{}' > m && mv -f m .mcp.json"},
+		{name: "write .vscode/settings.json", script: "echo pwned > .vscode/settings.json"},
+		{name: "workspace .bashrc", script: "echo pwned >> .bashrc"},
+		{name: "read outside secret", script: "cat " + f.secret + " || exit 1; exit 0"},
+		{name: "list fake home", script: "ls " + f.home},
+		{name: "tcp connect 127.0.0.1 via /dev/tcp", script: "exec 3<>/dev/tcp/127.0.0.1/" + strconv.Itoa(f.port)},
+		{name: "socket AF_INET", script: probe("inet"), want: eperm},
+		{name: "socket AF_INET6", script: probe("inet6"), want: eperm},
+		{name: "socket UDP", script: probe("udp"), want: eperm},
+		{name: "socket MPTCP", script: probe("mptcp"), want: eperm},
+		{name: "socket AF_NETLINK", script: probe("netlink"), want: eperm},
+		{name: "socket AF_PACKET", script: probe("packet"), want: eperm},
+		{name: "socket AF_VSOCK", script: probe("vsock"), want: eperm},
+		{name: "connect host abstract unix socket", script: probe("connect-unix", f.abstract)},
+		{name: "kill -0 host process", script: "kill -0 " + strconv.Itoa(f.hostPID)},
+		{name: "read host /proc/PID/environ", script: "cat /proc/" + strconv.Itoa(f.hostPID) + "/environ"},
+		{name: "host process visible in /proc", script: "test -d /proc/" + strconv.Itoa(f.hostPID)},
+		{name: "strace", script: "strace -o /dev/null true"},
+		{name: "ptrace", script: probe("ptrace"), want: eperm},
+		{name: "process_vm_readv", script: probe("process_vm_readv"), want: eperm},
+		{name: "io_uring_setup", script: probe("io_uring"), want: eperm},
+		{name: "bpf", script: probe("bpf"), want: eperm},
+		{name: "perf_event_open", script: probe("perf_event_open"), want: eperm},
+		{name: "userfaultfd", script: probe("userfaultfd"), want: eperm},
+		{name: "keyctl", script: probe("keyctl"), want: eperm},
+		{name: "add_key", script: probe("add_key"), want: eperm},
+		{name: "unshare -Ur", script: "unshare -Ur true"},
+		{name: "unshare(CLONE_NEWUSER)", script: probe("unshare-user"), want: eperm},
+		{name: "clone(CLONE_NEWUSER)", script: probe("clone-newuser"), want: eperm},
+		{name: "clone3", script: probe("clone3"), want: "function not implemented"},
+		{name: "setns", script: probe("setns"), want: eperm},
+		{name: "mount tmpfs", script: "mkdir -p m; mount -t tmpfs none m"},
+		{name: "mount syscall", script: probe("mount", "/tmp"), want: eperm},
+		{name: "open_tree", script: probe("open_tree"), want: eperm},
+		{name: "umount protected path", script: "umount .git/hooks"},
+		{name: "TIOCSTI", script: probe("tiocsti"), want: eperm},
+		{name: "TIOCSTI with high bits", script: probe("tiocsti-high-bits"), want: eperm},
+		{name: "TIOCLINUX", script: probe("tioclinux"), want: eperm},
+	}
+}
+
+func (f *fixture) escapeNamed(name string) escape {
+	for _, e := range f.escapes() {
+		if e.name == name {
+			return e
+		}
+	}
+	panic("no escape " + name)
+}
+
+// TestEscapes runs every escape attempt under each confined profile and
+// checks that it failed and that nothing it targeted changed.
+func TestEscapes(t *testing.T) {
+	requireSandbox(t)
+	for _, prof := range []Profile{WorkspaceWrite, ReadOnly} {
+		t.Run(string(prof), func(t *testing.T) {
+			for _, e := range newFixture(t).escapes() {
+				t.Run(e.name, func(t *testing.T) {
+					f := newFixture(t)
+					e := f.escapeNamed(e.name)
+					o := runIn(t, f.config(prof), e.script, "SCTEST_CHILD=1")
+					out := o.stdout + o.stderr
+					t.Logf("exit %d: %s", o.code, strings.TrimSpace(out))
+					if o.code == 0 {
+						t.Errorf("escape succeeded: %q\n%s", e.script, out)
+					}
+					if e.want != "" && !strings.Contains(strings.ToLower(out), e.want) {
+						t.Errorf("want %q in output, got %q", e.want, out)
+					}
+					if strings.Contains(out, secretText) {
+						t.Errorf("secret leaked: %q", out)
+					}
+					f.untouched(t)
+				})
+			}
+		})
+	}
+}
+
+// TestLeakedDescriptor checks that a descriptor the host leaked (not
+// close-on-exec) cannot be used inside, in every profile.
+func TestLeakedDescriptor(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	leak, err := os.OpenFile(f.secret, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leak.Close()
+	fd := int(leak.Fd())
+	if _, err := unixFcntlClearCloexec(fd); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.CloseOnExec(fd)
+	for _, prof := range []Profile{WorkspaceWrite, ReadOnly, FullAccess} {
+		o := runIn(t, f.config(prof), "echo pwned >&"+strconv.Itoa(fd)+"; "+f.probe+" "+reexec.Marker+" "+testProbe+" write-fd "+strconv.Itoa(fd))
+		if o.code == 0 {
+			t.Errorf("%s: wrote through leaked fd %d: %s%s", prof, fd, o.stdout, o.stderr)
+		}
+	}
+	syscall.CloseOnExec(fd)
+	f.untouched(t)
+}
+
+// TestUnixPathSocket documents the pathname-socket gap below Landlock ABI 9:
+// a host socket outside every allowed root is still reachable unless it
+// lives under a masked directory (/tmp, /run without network).
+func TestUnixPathSocket(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	sockPath := filepath.Join(f.outside, "host.sock")
+	ln, err := net.Listen("unix", sockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	runSock, err := net.Listen("unix", "/run/shellcap-test-"+strconv.Itoa(os.Getpid())+".sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runSock.Close()
+	o := runIn(t, f.config(WorkspaceWrite), f.probe+" "+reexec.Marker+" "+testProbe+" connect-unix "+runSock.Addr().String())
+	if o.code == 0 {
+		t.Errorf("connected to a host socket under /run: %s", o.stdout)
+	}
+	o = runIn(t, f.config(WorkspaceWrite), f.probe+" "+reexec.Marker+" "+testProbe+" connect-unix "+sockPath)
+	t.Logf("connect to a host pathname socket outside the roots: exit %d %s (Landlock ABI %d; blocked only from ABI 9)", o.code, strings.TrimSpace(o.stdout), Doctor().LandlockABI)
+}
+
+// waitGone is a small helper for tests that start background work.
+func waitGone(pid int) bool {
+	for i := 0; i < 100; i++ {
+		if syscall.Kill(pid, 0) != nil {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+var _ = bytes.MinRead
+
+// TestMissingHooksDir checks that a repository without a hooks directory
+// gets an empty read-only one, so hooks cannot be planted.
+func TestMissingHooksDir(t *testing.T) {
+	requireSandbox(t)
+	ws := t.TempDir()
+	mustWrite(t, filepath.Join(ws, ".git/config"), "[core]\n", 0o644)
+	o := runIn(t, Config{Workspace: ws}, "mkdir -p .git/hooks; echo pwned > .git/hooks/pre-commit")
+	if o.code == 0 {
+		t.Fatal("planted a hook")
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git/hooks/pre-commit")); err == nil {
+		t.Fatal("hook exists")
+	}
+}

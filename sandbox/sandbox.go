@@ -1,0 +1,228 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Profile says how much of the machine a sandboxed command may touch.
+type Profile string
+
+const (
+	// WorkspaceWrite reads system directories, the workspace and the extra
+	// roots; writes the workspace, a private /tmp and /dev/shm and the extra
+	// writable roots, except protected paths. It is what the zero Profile
+	// means.
+	WorkspaceWrite Profile = "workspace-write"
+	// ReadOnly reads system directories, the workspace and the extra
+	// readable roots; writes only a private /tmp and /dev/shm and a few
+	// device files such as /dev/null.
+	ReadOnly Profile = "read-only"
+	// FullAccess applies no filesystem, namespace, Landlock or seccomp
+	// confinement: the command still runs in a new session, with the given
+	// rlimits and without inherited descriptors beyond 0, 1 and 2.
+	FullAccess Profile = "full-access"
+)
+
+// Network says what network a sandboxed command may use.
+type Network string
+
+const (
+	// NetworkNone gives the command an empty network namespace and denies
+	// every socket family but AF_UNIX. It is what the zero Network means.
+	NetworkNone Network = "none"
+	// NetworkFull keeps the host network (AF_VSOCK stays denied).
+	NetworkFull Network = "full"
+	// NetworkAllowlist is reserved for a host:port allowlist enforced by a
+	// proxy; Wrap rejects it for now.
+	NetworkAllowlist Network = "allowlist"
+)
+
+// Rlimit is a resource limit the helper sets before it runs the command.
+type Rlimit struct {
+	// Resource is the Linux RLIMIT_* number (for example
+	// unix.RLIMIT_NPROC).
+	Resource int `json:"resource"`
+	// Soft and Hard are the limits in the kernel's unit.
+	Soft uint64 `json:"soft"`
+	Hard uint64 `json:"hard"`
+}
+
+// Config describes the sandbox Wrap puts around a command. The zero value
+// (with a Workspace) is the WorkspaceWrite profile without network.
+type Config struct {
+	// Profile is the confinement; zero means WorkspaceWrite.
+	Profile Profile
+	// Workspace is the directory the command works in. Empty means the
+	// command's Dir (or the current directory when that is empty too).
+	Workspace string
+	// ExtraWritable are further directories or files the command may
+	// write (and read). They must exist.
+	ExtraWritable []string
+	// ExtraReadable are further directories or files the command may read
+	// and execute, such as a toolchain outside the system directories. They
+	// must exist.
+	ExtraReadable []string
+	// Network is the network access; zero means NetworkNone.
+	Network Network
+	// Rlimits are set in the helper, in order, before the command starts.
+	Rlimits []Rlimit
+	// AllowDegraded lets Wrap run with a layer this machine cannot enforce
+	// (no user namespaces, no Landlock, no seccomp). The Report lists every
+	// such downgrade. When false, a missing layer makes Wrap fail.
+	AllowDegraded bool
+}
+
+// Layer names, as they appear in Report.Layers.
+const (
+	LayerSession    = "new-session"
+	LayerNamespaces = "namespaces"
+	LayerMounts     = "private-mounts"
+	LayerProtected  = "protected-paths"
+	LayerRlimits    = "rlimits"
+	LayerCapDrop    = "capability-drop"
+	LayerNoNewPrivs = "no-new-privs"
+	LayerLandlock   = "landlock"
+	LayerSeccomp    = "seccomp"
+	LayerCloseFDs   = "close-fds"
+)
+
+// Downgrade is a layer, or part of one, the sandbox runs without.
+type Downgrade struct {
+	// Layer is the missing layer (one of the Layer* names) or part of one,
+	// such as "landlock-scopes".
+	Layer string `json:"layer"`
+	// Reason says why it is missing.
+	Reason string `json:"reason"`
+	// Covered names what still enforces the same thing, when something
+	// does; empty means the protection is gone.
+	Covered string `json:"covered,omitempty"`
+}
+
+// Report says what Wrap arranged for the command: the helper applies every
+// layer listed or refuses to run the command.
+type Report struct {
+	// Profile and Network are the effective settings.
+	Profile Profile `json:"profile"`
+	Network Network `json:"network"`
+	// Layers are the layers that will be enforced, in the order the helper
+	// applies them.
+	Layers []string `json:"layers"`
+	// Namespaces are the namespaces the command gets (user, mount, pid,
+	// net, ipc, uts), empty when none.
+	Namespaces []string `json:"namespaces,omitempty"`
+	// LandlockABI is the Landlock ABI version used, 0 when Landlock is not
+	// applied.
+	LandlockABI int `json:"landlock_abi"`
+	// Writable and Readable are the filesystem roots Landlock grants.
+	Writable []string `json:"writable,omitempty"`
+	Readable []string `json:"readable,omitempty"`
+	// Downgrades lists what is missing and why.
+	Downgrades []Downgrade `json:"downgrades,omitempty"`
+}
+
+// Text renders the report for people and models, one fact per line.
+func (r *Report) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sandbox profile %s, network %s\n", r.Profile, r.Network)
+	fmt.Fprintf(&b, "layers: %s\n", strings.Join(r.Layers, ", "))
+	if len(r.Namespaces) > 0 {
+		fmt.Fprintf(&b, "namespaces: %s\n", strings.Join(r.Namespaces, ", "))
+	}
+	if r.LandlockABI > 0 {
+		fmt.Fprintf(&b, "landlock ABI %d\n", r.LandlockABI)
+	}
+	if len(r.Writable) > 0 {
+		fmt.Fprintf(&b, "writable: %s\n", strings.Join(r.Writable, ", "))
+	}
+	for _, d := range r.Downgrades {
+		if d.Covered != "" {
+			fmt.Fprintf(&b, "downgraded: %s: %s (covered by %s)\n", d.Layer, d.Reason, d.Covered)
+		} else {
+			fmt.Fprintf(&b, "downgraded: %s: %s (NOT enforced)\n", d.Layer, d.Reason)
+		}
+	}
+	return b.String()
+}
+
+// Has reports whether layer is among the enforced layers.
+func (r *Report) Has(layer string) bool {
+	for _, l := range r.Layers {
+		if l == layer {
+			return true
+		}
+	}
+	return false
+}
+
+// Capabilities is what this machine can enforce, as found by Doctor.
+type Capabilities struct {
+	// OS and Arch are the platform.
+	OS   string `json:"os"`
+	Arch string `json:"arch"`
+	// UserNamespaces reports that a helper could create user, mount, pid,
+	// net, ipc and uts namespaces and mount a fresh /proc and tmpfs in
+	// them; UserNamespacesError says why not when it could not.
+	UserNamespaces      bool   `json:"user_namespaces"`
+	UserNamespacesError string `json:"user_namespaces_error,omitempty"`
+	// LandlockABI is the Landlock ABI version, 0 when Landlock is absent.
+	LandlockABI int `json:"landlock_abi"`
+	// Seccomp reports seccomp filter support for this architecture.
+	Seccomp      bool   `json:"seccomp"`
+	SeccompError string `json:"seccomp_error,omitempty"`
+}
+
+// Text renders the capabilities for `shellcap sandbox doctor`.
+func (c Capabilities) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "platform: %s/%s\n", c.OS, c.Arch)
+	if c.UserNamespaces {
+		b.WriteString("user namespaces: yes (user, mount, pid, net, ipc, uts; private /proc, /tmp, /dev/shm)\n")
+	} else {
+		fmt.Fprintf(&b, "user namespaces: no (%s)\n", c.UserNamespacesError)
+	}
+	if c.LandlockABI > 0 {
+		fmt.Fprintf(&b, "landlock: ABI %d\n", c.LandlockABI)
+	} else {
+		b.WriteString("landlock: no\n")
+	}
+	if c.Seccomp {
+		b.WriteString("seccomp: yes\n")
+	} else {
+		fmt.Fprintf(&b, "seccomp: no (%s)\n", c.SeccompError)
+	}
+	return b.String()
+}
+
+var (
+	// ErrUnsupported reports a platform without a sandbox implementation.
+	ErrUnsupported = errors.New("sandbox: not supported on this platform")
+	// ErrDegraded reports a layer this machine cannot enforce when
+	// Config.AllowDegraded is false; the error text names the layer.
+	ErrDegraded = errors.New("sandbox: a required layer is unavailable")
+)
+
+// profile returns the effective profile, defaulting the zero value.
+func (c *Config) profile() (Profile, error) {
+	switch c.Profile {
+	case "", WorkspaceWrite:
+		return WorkspaceWrite, nil
+	case ReadOnly, FullAccess:
+		return c.Profile, nil
+	}
+	return "", fmt.Errorf("sandbox: unknown profile %q", c.Profile)
+}
+
+// network returns the effective network, defaulting the zero value.
+func (c *Config) network() (Network, error) {
+	switch c.Network {
+	case "", NetworkNone:
+		return NetworkNone, nil
+	case NetworkFull:
+		return NetworkFull, nil
+	case NetworkAllowlist:
+		return "", errors.New("sandbox: network allowlist not implemented yet")
+	}
+	return "", fmt.Errorf("sandbox: unknown network %q", c.Network)
+}

@@ -1,0 +1,29 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"os/exec"
+	"runtime"
+)
+
+// Wrap is not supported on this platform: it returns ErrUnsupported and
+// leaves cmd unchanged.
+func Wrap(cmd *exec.Cmd, cfg Config) (*Report, error) {
+	if _, err := cfg.profile(); err != nil {
+		return nil, err
+	}
+	if _, err := cfg.network(); err != nil {
+		return nil, err
+	}
+	return nil, ErrUnsupported
+}
+
+// Doctor reports that this platform can enforce nothing.
+func Doctor() Capabilities {
+	return Capabilities{
+		OS: runtime.GOOS, Arch: runtime.GOARCH,
+		UserNamespacesError: "not Linux",
+		SeccompError:        "not Linux",
+	}
+}

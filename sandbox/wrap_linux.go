@@ -1,0 +1,314 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/shellcap/shellcap/internal/reexec"
+)
+
+// helperEntry is the re-exec entry point that applies a policy and execs the
+// command.
+const helperEntry = "sandbox-exec"
+
+func init() { reexec.Register(helperEntry, helperMain) }
+
+// maxPolicy bounds the policy so that it fits in the pipe without a writer
+// goroutine.
+const maxPolicy = 1 << 20
+
+// Wrap rewrites cmd, prepared but not started, so that it runs inside the
+// sandbox cfg describes: cmd then starts this binary as a helper, which
+// applies the layers in the returned Report and execs the original
+// Path/Args/Env/Dir. Stdin, stdout, stderr, the context and the caller's
+// SysProcAttr session settings are kept. cmd must not have ExtraFiles: the
+// helper closes every descriptor but 0, 1 and 2.
+//
+// Wrap fails, leaving cmd unchanged, when a layer the profile needs is
+// unavailable and cfg.AllowDegraded is false; the error wraps ErrDegraded
+// and names the layer. Wrap puts the policy in a pipe that cmd inherits as
+// ExtraFiles[0]; the parent's copy is closed when the *os.File is garbage
+// collected, or by the caller after Start.
+func Wrap(cmd *exec.Cmd, cfg Config) (*Report, error) {
+	if cmd == nil || cmd.Process != nil {
+		return nil, errors.New("sandbox: Wrap needs a prepared, unstarted command")
+	}
+	if cmd.Err != nil {
+		return nil, cmd.Err
+	}
+	if len(cmd.ExtraFiles) > 0 {
+		return nil, errors.New("sandbox: commands with ExtraFiles cannot be sandboxed")
+	}
+	if sp := cmd.SysProcAttr; sp != nil && (sp.Cloneflags != 0 || sp.Credential != nil || sp.Chroot != "" || len(sp.AmbientCaps) > 0) {
+		return nil, errors.New("sandbox: the command's SysProcAttr already changes namespaces, credentials or root")
+	}
+	pol, rep, err := plan(cmd, cfg, probe())
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(pol)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: encode policy: %w", err)
+	}
+	if len(data) > maxPolicy {
+		return nil, fmt.Errorf("sandbox: policy is %d bytes, more than %d", len(data), maxPolicy)
+	}
+	r, err := policyPipe(data)
+	if err != nil {
+		return nil, err
+	}
+	self, err := reexec.Self()
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	cmd.Path = self
+	cmd.Args = []string{"shellcap-sandbox", reexec.Marker, helperEntry}
+	cmd.Env = []string{}
+	cmd.Dir = "/"
+	cmd.ExtraFiles = []*os.File{r}
+	cmd.SysProcAttr = helperAttr(cmd.SysProcAttr, pol)
+	return rep, nil
+}
+
+// policyPipe returns the read end of a pipe that already holds data and
+// whose write end is closed.
+func policyPipe(data []byte) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: policy pipe: %w", err)
+	}
+	defer w.Close()
+	if len(data) > 60<<10 {
+		if _, err := unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, maxPolicy); err != nil {
+			r.Close()
+			return nil, fmt.Errorf("sandbox: grow policy pipe: %w", err)
+		}
+	}
+	if _, err := w.Write(data); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("sandbox: write policy: %w", err)
+	}
+	return r, nil
+}
+
+// helperAttr keeps the caller's session settings, always starts a new
+// session, and adds the namespaces the policy asks for.
+func helperAttr(orig *syscall.SysProcAttr, pol *policy) *syscall.SysProcAttr {
+	sp := &syscall.SysProcAttr{Setsid: true}
+	if orig != nil {
+		c := *orig
+		sp = &c
+		if !sp.Setpgid && !sp.Setctty {
+			sp.Setsid = true
+		}
+	}
+	if !pol.Mounts {
+		return sp
+	}
+	sp.Cloneflags = nsFlags(pol.Network)
+	uid, gid := os.Getuid(), os.Getgid()
+	sp.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	sp.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	sp.GidMappingsEnableSetgroups = false
+	// Capabilities in the new user namespace vanish at the helper's execve
+	// unless the helper's uid is 0 there; ambient ones survive it.
+	sp.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+	return sp
+}
+
+// nsFlags are the namespaces of a helper for the given network.
+func nsFlags(n Network) uintptr {
+	f := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS)
+	if n != NetworkFull {
+		f |= unix.CLONE_NEWNET
+	}
+	return f
+}
+
+// plan turns the configuration and the machine's capabilities into the
+// helper's policy and the report, or refuses.
+func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error) {
+	prof, err := cfg.profile()
+	if err != nil {
+		return nil, nil, err
+	}
+	netw, err := cfg.network()
+	if err != nil {
+		return nil, nil, err
+	}
+	dir := cmd.Dir
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return nil, nil, fmt.Errorf("sandbox: %w", err)
+		}
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	args := cmd.Args
+	if len(args) == 0 {
+		args = []string{cmd.Path}
+	}
+	pol := &policy{
+		Path: cmd.Path, Args: args, Env: env, Dir: dir,
+		Profile: prof, Network: netw, Rlimits: cfg.Rlimits,
+	}
+	rep := &Report{Profile: prof, Network: netw}
+	rep.Layers = append(rep.Layers, LayerSession)
+	if prof == FullAccess {
+		if len(cfg.Rlimits) > 0 {
+			rep.Layers = append(rep.Layers, LayerRlimits)
+		}
+		rep.Layers = append(rep.Layers, LayerCloseFDs)
+		return pol, rep, nil
+	}
+
+	ws := cfg.Workspace
+	if ws == "" {
+		ws = dir
+	}
+	if pol.Workspace, err = existingAbs(ws); err != nil {
+		return nil, nil, fmt.Errorf("sandbox: workspace: %w", err)
+	}
+	extraW, err := existingAll(cfg.ExtraWritable)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: extra writable root: %w", err)
+	}
+	extraR, err := existingAll(cfg.ExtraReadable)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: extra readable root: %w", err)
+	}
+
+	var missing []string
+	degrade := func(d Downgrade) {
+		rep.Downgrades = append(rep.Downgrades, d)
+		if d.Covered == "" {
+			missing = append(missing, d.Layer+" ("+d.Reason+")")
+		}
+	}
+
+	pol.Mounts = caps.UserNamespaces
+	if !pol.Mounts {
+		degrade(Downgrade{Layer: LayerNamespaces, Reason: "user namespaces unavailable: " + caps.UserNamespacesError})
+		degrade(Downgrade{Layer: LayerProtected, Reason: "read-only protected paths need a mount namespace"})
+	}
+
+	if prof == WorkspaceWrite {
+		pol.Writable = append(pol.Writable, pol.Workspace)
+	} else {
+		pol.Readable = append(pol.Readable, pol.Workspace)
+	}
+	pol.Writable = append(pol.Writable, extraW...)
+	pol.Readable = append(pol.Readable, extraR...)
+	if pol.Mounts {
+		pol.Writable = append(pol.Writable, privateDirs...)
+		pol.MaskRun = netw == NetworkNone
+	}
+	pol.Writable = append(pol.Writable, deviceWritable...)
+	pol.Readable = append(pol.Readable, systemReadable...)
+	pol.Writable = dedupe(pol.Writable, nil)
+	pol.Readable = dedupe(pol.Readable, pol.Writable)
+
+	rep.Layers = append(rep.Layers, LayerNamespaces, LayerMounts, LayerProtected)
+	if pol.Mounts {
+		rep.Namespaces = []string{"user", "mount", "pid", "ipc", "uts"}
+		if netw == NetworkNone {
+			rep.Namespaces = append(rep.Namespaces, "net")
+		}
+	} else {
+		rep.Layers = rep.Layers[:1]
+	}
+	if len(cfg.Rlimits) > 0 {
+		rep.Layers = append(rep.Layers, LayerRlimits)
+	}
+	pol.DropCaps = true
+	rep.Layers = append(rep.Layers, LayerCapDrop, LayerNoNewPrivs)
+
+	pol.LandlockABI = caps.LandlockABI
+	switch {
+	case pol.LandlockABI == 0:
+		degrade(Downgrade{Layer: LayerLandlock, Reason: "Landlock unavailable: reads are not restricted; with a mount namespace, writes outside writable roots still fail on read-only mounts"})
+	default:
+		rep.Layers = append(rep.Layers, LayerLandlock)
+		rep.LandlockABI = pol.LandlockABI
+		rep.Writable, rep.Readable = pol.Writable, pol.Readable
+		if pol.LandlockABI < 6 {
+			d := Downgrade{Layer: "landlock-scopes", Reason: fmt.Sprintf("signal and abstract-socket scopes need ABI 6, have %d", pol.LandlockABI)}
+			if pol.Mounts {
+				d.Covered = "pid and net namespaces"
+			}
+			degrade(d)
+		}
+		if pol.LandlockABI < 4 && netw == NetworkNone {
+			d := Downgrade{Layer: "landlock-tcp", Reason: fmt.Sprintf("TCP rules need ABI 4, have %d", pol.LandlockABI)}
+			if pol.Mounts || caps.Seccomp {
+				d.Covered = "net namespace and seccomp socket filter"
+			}
+			degrade(d)
+		}
+	}
+	pol.Seccomp = caps.Seccomp
+	if pol.Seccomp {
+		rep.Layers = append(rep.Layers, LayerSeccomp)
+	} else {
+		degrade(Downgrade{Layer: LayerSeccomp, Reason: "seccomp unavailable: " + caps.SeccompError})
+	}
+	rep.Layers = append(rep.Layers, LayerCloseFDs)
+	if len(missing) > 0 && !cfg.AllowDegraded {
+		return nil, nil, fmt.Errorf("%w: %s; set AllowDegraded to run without it", ErrDegraded, strings.Join(missing, "; "))
+	}
+	return pol, rep, nil
+}
+
+// existingAbs returns p made absolute and free of symlinks, or an error
+// when it does not exist.
+func existingAbs(p string) (string, error) {
+	if strings.ContainsRune(p, 0) {
+		return "", errors.New("path contains NUL")
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+func existingAll(ps []string) ([]string, error) {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		a, err := existingAbs(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// dedupe sorts ps, drops duplicates and anything in skip.
+func dedupe(ps, skip []string) []string {
+	seen := map[string]bool{}
+	for _, s := range skip {
+		seen[s] = true
+	}
+	var out []string
+	for _, p := range ps {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
