@@ -40,6 +40,8 @@ type spawn struct {
 	timeout  time.Duration
 	grace    time.Duration
 	maxBytes int64 // <= 0: no cap
+	// confine, when set, rewrites the prepared command to run in a sandbox.
+	confine func(*exec.Cmd) error
 }
 
 // outcome is what happened to a spawned command.
@@ -90,8 +92,18 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 		}
 		cmd.Stdin, stdinW = r, w
 	}
+	if sp.confine != nil {
+		if err := sp.confine(cmd); err != nil {
+			closeAll(outR, outW, errR, errW, stdinW)
+			if f, ok := cmd.Stdin.(*os.File); ok && stdinW != nil {
+				f.Close()
+			}
+			return nil, err
+		}
+	}
 	startErr := cmd.Start()
 	closeAll(outW, errW)
+	closeExtraFiles(cmd) // the child has its copies
 	if f, ok := cmd.Stdin.(*os.File); ok && stdinW != nil {
 		f.Close() // the child holds its own copy
 	}

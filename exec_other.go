@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"time"
 
 	"github.com/shellcap/shellcap/internal/capture"
@@ -26,6 +27,7 @@ type spawn struct {
 	timeout  time.Duration
 	grace    time.Duration
 	maxBytes int64
+	confine  func(*exec.Cmd) error
 }
 
 type outcome struct {

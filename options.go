@@ -131,6 +131,14 @@ type Options struct {
 	// commands then run with no human approval and no sandbox.
 	AcknowledgeUnsafe bool
 
+	// Sandbox confines every command Run starts (see package sandbox,
+	// whose Confiner builds one); results then carry what it enforces in
+	// Result.Sandbox. Nil runs commands with the host user's rights. New
+	// fails when the sandbox cannot be had on this machine. It cannot be
+	// combined with PersistCwd yet: the directory record lives in the
+	// protected .shellcap directory.
+	Sandbox Confiner
+
 	// Logger receives debug and warning logs. Nil discards them.
 	Logger *slog.Logger
 }

@@ -1,6 +1,7 @@
 package shellcap
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -55,6 +56,8 @@ type Result struct {
 	// LeftRunning lists processes the command left running in the
 	// background (they hold its process group).
 	LeftRunning []int `json:"left_running,omitempty"`
+	// Sandbox reports what the sandbox enforced, when Options.Sandbox is set.
+	Sandbox *Enforcement `json:"sandbox,omitempty"`
 	// Notes are remarks for the model, each rendered as a "[...]" line.
 	Notes []string `json:"notes,omitempty"`
 	// Err is set when the command was not run because of a problem the
@@ -161,5 +164,12 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		msg := r.Err.Error()
 		w.Error = &msg
 	}
-	return json.Marshal(w)
+	// Commands are full of < > &: keep them readable.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(w); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -87,6 +87,14 @@ func New(opts Options) (*Shell, error) {
 	for _, w := range s.warnings {
 		s.log.Warn("shellcap: limit not enforced", "detail", w)
 	}
+	if o.Sandbox != nil {
+		if o.PersistCwd {
+			return nil, optionErr("PersistCwd", "cannot be combined with Sandbox yet")
+		}
+		if err := checkConfiner(o.Sandbox, root); err != nil {
+			return nil, err
+		}
+	}
 	if !s.readOnly {
 		removeExpiredOutputs(s.outputDir(), o.OutputRetention)
 	}
@@ -272,6 +280,7 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		timeout:  timeout,
 		grace:    s.opts.KillGrace,
 		maxBytes: s.opts.MaxOutputBytes,
+		confine:  s.confine(res),
 	})
 	if err != nil {
 		stdout.discard()
@@ -292,6 +301,22 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		s.updateCwd(res, cwdFile)
 	}
 	return res, nil
+}
+
+// confine returns the hook that puts a command into the sandbox and
+// records what it enforces in res; nil without a sandbox.
+func (s *Shell) confine(res *Result) func(*exec.Cmd) error {
+	if s.opts.Sandbox == nil {
+		return nil
+	}
+	return func(cmd *exec.Cmd) error {
+		e, err := s.opts.Sandbox.Confine(cmd, s.root)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrSandbox, err)
+		}
+		res.Sandbox = e
+		return nil
+	}
 }
 
 func (s *Shell) usable() error {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -62,11 +61,10 @@ func (s *serverFlags) server(cmd *cobra.Command) (*mcpserver.Server, io.Closer, 
 
 // build makes the Shell and the MCP server of an effective configuration.
 func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, error) {
-	opts, err := eff.Options()
+	opts, err := libraryOptions(eff)
 	if err != nil {
 		return nil, nil, err
 	}
-	opts.Logger = slog.Default()
 	opts.Approve = mcpserver.ElicitApprover
 	sh, err := shellcap.New(opts)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/config"
 	"github.com/shellcap/shellcap/policy"
+	"github.com/shellcap/shellcap/sandbox"
 )
 
 // optionFlags are the flags that configure a Shell, shared by every
@@ -32,6 +33,7 @@ type optionFlags struct {
 		policyFile                                string
 		allow, deny, operators, denyPat, allowPat []string
 		noDenyList, allowInteractive, approval    bool
+		sandbox                                   string
 	}
 }
 
@@ -66,6 +68,7 @@ func (o *optionFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&v.allowInteractive, "allow-interactive", false, "allow interactive programs (vim, less, ssh, ...)")
 	f.StringSliceVar(&v.denyPat, "deny-pattern", nil, "deny commands matching these regular expressions")
 	f.StringSliceVar(&v.allowPat, "allow-pattern", nil, "allow only commands matching these regular expressions")
+	f.StringVar(&v.sandbox, "sandbox", "", "run commands in the Linux sandbox: workspace-write, read-only or full-access (see shellcap sandbox doctor)")
 	f.BoolVar(&v.approval, "approval-rules", false, "use the approval rule set: read-only commands run, destructive ones are denied, the rest need approval")
 }
 
@@ -98,6 +101,7 @@ func (o *optionFlags) layer(f *pflag.FlagSet) (*config.File, error) {
 	set("max-file-bytes", func() { l.MaxFileBytes = new(int64(v.maxFile)) })
 	set("memory-limit", func() { l.MemoryLimit = new(int64(v.memLimit)) })
 	set("env", func() { l.Env = v.env })
+	set("sandbox", func() { l.Sandbox = &v.sandbox })
 	if v.policyFile != "" {
 		// A policy file describes the whole policy: it replaces the
 		// policy of the lower layers.
@@ -162,9 +166,22 @@ func (o *optionFlags) options(f *pflag.FlagSet) (shellcap.Options, *config.File,
 	if err != nil {
 		return shellcap.Options{}, nil, err
 	}
-	opts, err := eff.Options()
-	opts.Logger = slog.Default()
+	opts, err := libraryOptions(eff)
 	return opts, eff, err
+}
+
+// libraryOptions turns a configuration into the library's Options, with
+// the CLI's logger and the sandbox the configuration names.
+func libraryOptions(eff *config.File) (shellcap.Options, error) {
+	opts, err := eff.Options()
+	if err != nil {
+		return opts, err
+	}
+	opts.Logger = slog.Default()
+	if eff.Sandbox != nil && *eff.Sandbox != "" {
+		opts.Sandbox = sandbox.Confiner(sandbox.Config{Profile: sandbox.Profile(*eff.Sandbox)})
+	}
+	return opts, nil
 }
 
 // shell builds the Shell of the effective configuration; extra layers go
@@ -174,11 +191,10 @@ func (o *optionFlags) shell(f *pflag.FlagSet, extra ...*config.File) (*shellcap.
 	if err != nil {
 		return nil, nil, err
 	}
-	opts, err := eff.Options()
+	opts, err := libraryOptions(eff)
 	if err != nil {
 		return nil, nil, err
 	}
-	opts.Logger = slog.Default()
 	sh, err := shellcap.New(opts)
 	return sh, eff, err
 }

@@ -1,0 +1,55 @@
+package shellcap
+
+import (
+	"errors"
+	"os/exec"
+)
+
+// Confiner starts commands inside an isolation boundary. Package sandbox
+// provides one (sandbox.Confiner) built on Linux namespaces, Landlock and
+// seccomp; Options.Sandbox takes it.
+type Confiner interface {
+	// Confine rewrites cmd, prepared but not started, so that it runs
+	// confined to workspace, and reports what will be enforced. An error
+	// means the command must not run (for example a layer this machine
+	// cannot enforce). Files the rewritten cmd passes in ExtraFiles are
+	// closed by the caller after the start.
+	Confine(cmd *exec.Cmd, workspace string) (*Enforcement, error)
+}
+
+// Enforcement reports what a sandbox enforces for a command. Every Result
+// of a confined Shell carries it, so what was enforced is never a guess.
+type Enforcement struct {
+	// Profile names the confinement, e.g. "workspace-write".
+	Profile string `json:"profile"`
+	// Layers are the mechanisms in force, in the order they are applied.
+	Layers []string `json:"layers"`
+	// LandlockABI is the Landlock ABI in use, 0 when Landlock is not.
+	LandlockABI int `json:"landlock_abi,omitempty"`
+	// Downgrades says what this machine cannot enforce and why.
+	Downgrades []string `json:"downgrades,omitempty"`
+}
+
+// ErrSandbox reports that the sandbox refused to start a command.
+var ErrSandbox = errors.New("shellcap: sandbox")
+
+// checkConfiner tries the confiner once at New, so that a sandbox that
+// cannot be had fails the construction with its reason.
+func checkConfiner(c Confiner, workspace string) error {
+	cmd := exec.Command("/bin/true")
+	cmd.Dir = workspace
+	_, err := c.Confine(cmd, workspace)
+	closeExtraFiles(cmd)
+	if err != nil {
+		return optionErr("Sandbox", "%v", err)
+	}
+	return nil
+}
+
+func closeExtraFiles(cmd *exec.Cmd) {
+	for _, f := range cmd.ExtraFiles {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package sandbox_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/sandbox"
+)
+
+// TestShellSandbox runs commands through shellcap.Shell with the sandbox
+// as its Confiner: writes outside the workspace fail, the workspace is
+// writable, and every result reports what was enforced.
+func TestShellSandbox(t *testing.T) {
+	ws := t.TempDir()
+	outside := t.TempDir()
+	sh, err := shellcap.New(shellcap.Options{Workspace: ws, Sandbox: sandbox.Confiner(sandbox.Config{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := sh.Run(ctx, shellcap.Request{Command: "echo inside > made; echo escape > " + filepath.Join(outside, "x") + "; cat made"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stdout != "inside\n" || res.ExitCode != 0 {
+		t.Fatalf("sandboxed run:\n%s", res.Text())
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a write outside the workspace got through: %v", err)
+	}
+	if res.Sandbox == nil || res.Sandbox.Profile != "workspace-write" || len(res.Sandbox.Layers) == 0 {
+		t.Fatalf("no enforcement report: %+v", res.Sandbox)
+	}
+	data, _ := json.Marshal(res)
+	if !strings.Contains(string(data), `"sandbox":{"profile":"workspace-write"`) {
+		t.Fatalf("JSON lacks the report: %s", data)
+	}
+
+	// A timeout still stops the whole sandboxed tree.
+	res, err = sh.Run(ctx, shellcap.Request{Command: "sleep 60 & sleep 60", Timeout: 300 * time.Millisecond})
+	if err != nil || !res.TimedOut {
+		t.Fatalf("timeout in the sandbox: %v\n%s", err, res.Text())
+	}
+}
+
+func TestShellSandboxRefusesPersistCwd(t *testing.T) {
+	_, err := shellcap.New(shellcap.Options{Workspace: t.TempDir(), PersistCwd: true, Sandbox: sandbox.Confiner(sandbox.Config{})})
+	var oe *shellcap.OptionError
+	if !errors.As(err, &oe) || oe.Option != "PersistCwd" {
+		t.Fatalf("New: %v", err)
+	}
+}
