@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/reexec"
 )
 
 // launchTimeout bounds how long Start waits for the supervisor to report
@@ -127,14 +127,15 @@ func (m *Manager) launch(ctx context.Context, j *job, sp *spec, env []string) (*
 		closeFiles(specR, specW)
 		return nil, err
 	}
-	sup := &exec.Cmd{
-		Path:        selfExe,
-		Args:        []string{"shellcap-job", supervisorArg},
-		Env:         supervisorEnv(env),
-		Dir:         "/",
-		ExtraFiles:  []*os.File{specR, replyW},
-		SysProcAttr: sessionAttr(),
+	sup, err := reexec.Command(supervisorEntry)
+	if err != nil {
+		closeFiles(specR, specW, replyR, replyW)
+		return nil, err
 	}
+	sup.Env = supervisorEnv(env)
+	sup.Dir = "/"
+	sup.ExtraFiles = []*os.File{specR, replyW}
+	sup.SysProcAttr = sessionAttr()
 	err = sup.Start()
 	closeFiles(specR, replyW)
 	if err != nil {

@@ -15,11 +15,12 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap/internal/proc"
+	"github.com/shellcap/shellcap/internal/reexec"
 )
 
-// supervisorArg is the argument that makes a binary linking this package
-// run as a job supervisor instead of its own main (see init).
-const supervisorArg = "__shellcap_job_supervisor__"
+// supervisorEntry is the re-exec entry point that makes a binary linking
+// this package run as a job supervisor instead of its own main.
+const supervisorEntry = "job-supervisor"
 
 // The supervisor's inherited descriptors: the spec arrives on one pipe,
 // the reply leaves on another. Secrets in the environment therefore never
@@ -44,11 +45,7 @@ const (
 	maxFrameBytes = 64 << 10
 )
 
-func init() {
-	if len(os.Args) == 2 && os.Args[1] == supervisorArg {
-		os.Exit(superviseMain())
-	}
-}
+func init() { reexec.Register(supervisorEntry, superviseMain) }
 
 // spec is what the host tells the supervisor, over the spec pipe.
 type spec struct {

@@ -14,10 +14,6 @@ import (
 // supported reports whether this platform can run jobs.
 const supported = true
 
-// selfExe is the binary the supervisor is started from: this very
-// process's image, even if its file was replaced or deleted since.
-const selfExe = "/proc/self/exe"
-
 func mkfifo(path string) error { return unix.Mkfifo(path, 0o600) }
 
 // sessionAttr starts a process in a new session (and so a new process

@@ -11,8 +11,6 @@ import (
 
 const supported = false
 
-const selfExe = ""
-
 var errUnsupported = errors.New("jobs: not supported on this platform")
 
 func mkfifo(path string) error                        { return errUnsupported }
