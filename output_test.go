@@ -203,3 +203,20 @@ func TestExpiredOutputFilesAreRemoved(t *testing.T) {
 		t.Errorf("a fresh output file was removed: %v", err)
 	}
 }
+
+// TestOutputFileCannotBeKept: when the complete output cannot be written
+// (here .shellcap is a file, as a full or read-only disk would also make
+// it fail), the model is told so and what to do instead.
+func TestOutputFileCannotBeKept(t *testing.T) {
+	sh := newShell(t, shellcap.Options{MaxOutputChars: 1000})
+	if err := os.WriteFile(sh.Workspace()+"/.shellcap", []byte("in the way"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, sh, shellcap.Request{Command: "seq 100000"})
+	if res.StdoutFile != "" || !res.Truncated {
+		t.Fatalf("file %q truncated %v", res.StdoutFile, res.Truncated)
+	}
+	if !strings.Contains(res.Text(), "the complete output could not be kept: stdout (") || !strings.HasSuffix(res.Text(), "then read parts of it.]") {
+		t.Fatalf("no note: %q", res.Text())
+	}
+}

@@ -71,10 +71,11 @@ func (c *streamCapture) finish(res *Result, keepANSI bool) {
 		text = textfmt.StripANSI(text)
 	}
 	total, omitted := c.buf.Total(), c.buf.Omitted()
-	if _, ok := c.buf.Spilled(); !ok {
+	complete, ok := c.buf.Spilled()
+	if !ok {
 		c.path = ""
 	}
-	c.complete, _ = c.buf.Spilled()
+	c.complete = complete
 	switch c.stream {
 	case Stdout:
 		res.Stdout, res.StdoutBytes, res.StdoutOmitted = text, total, omitted
@@ -106,16 +107,18 @@ func (s *Shell) keepOutputs(res *Result, stdout, stderr *streamCapture) {
 	if !res.Truncated || s.opts.DisableOutputFiles {
 		return
 	}
-	var kept []string
+	var kept, lost []string
 	for _, c := range []*streamCapture{stdout, stderr} {
+		err := c.buf.SpillErr()
 		if c.path == "" && c.buf.Total() > 0 && c.buf.Omitted() == 0 {
 			// Everything is still in memory: write it out now.
-			if err := c.writeAll(); err != nil {
-				s.log.Warn("shellcap: cannot keep complete output", "err", err)
-				continue
-			}
+			err = c.writeAll()
 		}
 		if c.path == "" {
+			if err != nil {
+				s.log.Warn("shellcap: cannot keep complete output", "err", err)
+				lost = append(lost, c.stream.String()+" ("+err.Error()+")")
+			}
 			continue
 		}
 		switch c.stream {
@@ -125,13 +128,19 @@ func (s *Shell) keepOutputs(res *Result, stdout, stderr *streamCapture) {
 			res.StderrFile = c.path
 		}
 		what := "full " + c.stream.String()
-		if !c.complete && c.buf.Omitted() > 0 {
+		switch {
+		case err != nil:
+			what = "partial " + c.stream.String() + " (keeping the copy failed: " + err.Error() + ")"
+		case !c.complete && c.buf.Omitted() > 0:
 			what = "first " + formatBytes(s.spillBudget()) + " of " + c.stream.String()
 		}
 		kept = append(kept, what+": "+c.path)
 	}
 	if len(kept) > 0 {
 		res.Notes = append(res.Notes, "Output truncated; "+strings.Join(kept, "; ")+" (grep it or read parts with sed -n 'A,Bp')")
+	}
+	if len(lost) > 0 {
+		res.Notes = append(res.Notes, "Output truncated, and the complete output could not be kept: "+strings.Join(lost, "; ")+". Redirect it to a file yourself, e.g. cmd > out.txt 2>&1, then read parts of it.")
 	}
 }
 
