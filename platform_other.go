@@ -5,6 +5,8 @@ package shellcap
 import (
 	"os"
 	"syscall"
+
+	"github.com/shellcap/shellcap/internal/proc"
 )
 
 // Linux's numbers, so notes read the same everywhere.
@@ -16,11 +18,6 @@ const (
 
 func hostLimitAtMost(flag string, v uint64) bool { return false }
 
-func exitStatus(state *os.ProcessState) (int, string) {
-	if state == nil {
-		return -1, ""
-	}
-	return state.ExitCode(), ""
-}
+func exitStatus(state *os.ProcessState) (int, string) { return proc.ExitStatus(state) }
 
 func sessionAttr() *syscall.SysProcAttr { return nil }

@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellcap/shellcap/internal/proc"
 )
 
 const (
@@ -35,19 +37,7 @@ func hostLimitAtMost(flag string, v uint64) bool {
 
 // exitStatus turns a wait status into an exit code (128+N for signal N)
 // and the signal's name.
-func exitStatus(state *os.ProcessState) (int, string) {
-	if state == nil {
-		return -1, ""
-	}
-	ws, ok := state.Sys().(syscall.WaitStatus)
-	if !ok {
-		return state.ExitCode(), ""
-	}
-	if ws.Signaled() {
-		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
-	}
-	return ws.ExitStatus(), ""
-}
+func exitStatus(state *os.ProcessState) (int, string) { return proc.ExitStatus(state) }
 
 // sessionAttr starts a process in a new session, so it leads its own
 // process group and has no controlling terminal.

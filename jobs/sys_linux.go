@@ -59,19 +59,7 @@ func punchHole(f *os.File, off, length int64) error {
 
 // exitStatus turns a wait status into an exit code (128+N for signal N)
 // and the signal's name.
-func exitStatus(state *os.ProcessState) (int, string) {
-	if state == nil {
-		return -1, ""
-	}
-	ws, ok := state.Sys().(syscall.WaitStatus)
-	if !ok {
-		return state.ExitCode(), ""
-	}
-	if ws.Signaled() {
-		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
-	}
-	return ws.ExitStatus(), ""
-}
+func exitStatus(state *os.ProcessState) (int, string) { return proc.ExitStatus(state) }
 
 // reapChild reaps child pid if it has exited, without blocking.
 func reapChild(pid int) bool {
