@@ -48,6 +48,20 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*StartResult, er
 	return res, nil
 }
 
+// lookup finds job id and reads its current status; a nil job means the
+// ID is unknown (or its state can no longer be read).
+func (m *Manager) lookup(id string) (*job, *status) {
+	j := m.find(id)
+	if j == nil {
+		return nil, nil
+	}
+	st, _, err := m.refresh(j)
+	if err != nil {
+		return nil, nil
+	}
+	return j, st
+}
+
 // Check reports a job's status, its exit code once known, and the end of
 // each stream within the output cap; with newOnly, only what arrived since
 // the last Check, Wait or Stop through this Manager. An unknown or
@@ -57,12 +71,8 @@ func (m *Manager) Check(ctx context.Context, id string, newOnly bool) (*JobResul
 	if err := m.usable(); err != nil {
 		return nil, err
 	}
-	j := m.find(id)
+	j, st := m.lookup(id)
 	if j == nil {
-		return m.unknown(id), nil
-	}
-	st, _, err := m.refresh(j)
-	if err != nil {
 		return m.unknown(id), nil
 	}
 	return m.report(j, st, newOnly), nil
@@ -220,12 +230,8 @@ func (m *Manager) Stop(ctx context.Context, id string, keep bool) (*JobResult, e
 	if err := m.usable(); err != nil {
 		return nil, err
 	}
-	j := m.find(id)
+	j, st := m.lookup(id)
 	if j == nil {
-		return m.unknown(id), nil
-	}
-	st, _, err := m.refresh(j)
-	if err != nil {
 		return m.unknown(id), nil
 	}
 	if !st.finished() {
@@ -233,6 +239,7 @@ func (m *Manager) Stop(ctx context.Context, id string, keep bool) (*JobResult, e
 		// The processes are gone or going; give /proc a moment to agree.
 		deadline := time.Now().Add(5 * time.Second)
 		for {
+			var err error
 			if st, _, err = m.refresh(j); err != nil {
 				return m.unknown(id), nil
 			}

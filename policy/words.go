@@ -152,41 +152,28 @@ func unescapeUnquoted(s string, skel *strings.Builder) (string, bool) {
 
 // unescapeDouble removes the backslash escapes that are special inside
 // double quotes.
-func unescapeDouble(s string) string {
+func unescapeDouble(s string) string { return unescape(s, "$`\"\\") }
+
+// unescapeHeredoc removes the backslash escapes that are special in the body
+// of a here-document with an unquoted delimiter (as in double quotes, but a
+// double quote is not special there).
+func unescapeHeredoc(s string) string { return unescape(s, "$`\\") }
+
+// unescape removes a backslash before any byte of special and a
+// backslash-newline pair (a line continuation).
+func unescape(s, special string) string {
 	if !strings.ContainsRune(s, '\\') {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' && i+1 < len(s) {
-			switch s[i+1] {
-			case '$', '`', '"', '\\':
-				i++
-			case '\n':
+			if s[i+1] == '\n' {
 				i++
 				continue
 			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// unescapeHeredoc removes the backslash escapes that are special in the body
-// of a here-document with an unquoted delimiter.
-func unescapeHeredoc(s string) string {
-	if !strings.ContainsRune(s, '\\') {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			switch s[i+1] {
-			case '$', '`', '\\':
+			if strings.IndexByte(special, s[i+1]) >= 0 {
 				i++
-			case '\n':
-				i++
-				continue
 			}
 		}
 		b.WriteByte(s[i])
