@@ -2,6 +2,7 @@ package shellcap
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 )
 
@@ -15,6 +16,29 @@ type Confiner interface {
 	// cannot enforce). Files the rewritten cmd passes in ExtraFiles are
 	// closed by the caller after the start.
 	Confine(cmd *exec.Cmd, workspace string) (*Enforcement, error)
+}
+
+// LaunchingConfiner is a Confiner that can also keep its boundary up for
+// a workspace and start every command from inside it, which costs a fork
+// instead of a fresh sandbox per command. A Shell whose Options.Sandbox
+// implements it opens one Launcher at New and closes it at Close.
+type LaunchingConfiner interface {
+	Confiner
+	// Launcher builds the boundary for workspace, or says why it cannot.
+	Launcher(workspace string) (Launcher, error)
+}
+
+// Launcher starts commands inside a boundary that stays up.
+type Launcher interface {
+	// Start starts cmd, prepared but not started, inside the boundary as
+	// a child of this process: the caller waits for and reaps the
+	// returned process. cmd's standard streams are *os.File or nil, and
+	// cmd itself is left unstarted.
+	Start(cmd *exec.Cmd) (*os.Process, error)
+	// Enforcement reports what every command started is confined by.
+	Enforcement() *Enforcement
+	// Close tears the boundary down, killing what still runs in it.
+	Close() error
 }
 
 // Enforcement reports what a sandbox enforces for a command. Every Result
@@ -33,8 +57,21 @@ type Enforcement struct {
 // ErrSandbox reports that the sandbox refused to start a command.
 var ErrSandbox = errors.New("shellcap: sandbox")
 
-// checkConfiner tries the confiner once at New, so that a sandbox that
-// cannot be had fails the construction with its reason.
+// openSandbox tries the confiner once at New, so that a sandbox that
+// cannot be had fails the construction with its reason, and opens its
+// launcher when it has one.
+func openSandbox(c Confiner, workspace string) (Launcher, error) {
+	if lc, ok := c.(LaunchingConfiner); ok {
+		l, err := lc.Launcher(workspace)
+		if err != nil {
+			return nil, optionErr("Sandbox", "%v", err)
+		}
+		return l, nil
+	}
+	return nil, checkConfiner(c, workspace)
+}
+
+// checkConfiner tries a confiner without a launcher on /bin/true.
 func checkConfiner(c Confiner, workspace string) error {
 	cmd := exec.Command("/bin/true")
 	cmd.Dir = workspace

@@ -42,6 +42,9 @@ type spawn struct {
 	maxBytes int64 // <= 0: no cap
 	// confine, when set, rewrites the prepared command to run in a sandbox.
 	confine func(*exec.Cmd) error
+	// launch, when set, starts the prepared command instead of
+	// exec.Cmd.Start: a sandbox launcher that forks it as our child.
+	launch func(*exec.Cmd) (*os.Process, error)
 }
 
 // outcome is what happened to a spawned command.
@@ -101,7 +104,14 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 			return nil, err
 		}
 	}
-	startErr := cmd.Start()
+	var startErr error
+	var p *os.Process
+	if sp.launch != nil {
+		p, startErr = sp.launch(cmd)
+	} else {
+		startErr = cmd.Start()
+		p = cmd.Process
+	}
 	closeAll(outW, errW)
 	closeExtraFiles(cmd) // the child has its copies
 	if f, ok := cmd.Stdin.(*os.File); ok && stdinW != nil {
@@ -115,7 +125,7 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 		go feed(stdinW, sp.stdin)
 	}
 
-	pid := cmd.Process.Pid
+	pid := p.Pid
 	o := &outcome{pgid: pid}
 	var total atomic.Int64
 	limit := make(chan struct{})
@@ -159,8 +169,12 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 	}
 
 	// Reap the leader; only now may its PID (and group ID) be reused.
-	_ = cmd.Wait()
-	o.state = cmd.ProcessState
+	if sp.launch != nil {
+		o.state, _ = p.Wait()
+	} else {
+		_ = cmd.Wait()
+		o.state = cmd.ProcessState
+	}
 	if stdinW != nil {
 		stdinW.Close()
 	}

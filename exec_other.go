@@ -28,6 +28,7 @@ type spawn struct {
 	grace    time.Duration
 	maxBytes int64
 	confine  func(*exec.Cmd) error
+	launch   func(*exec.Cmd) (*os.Process, error)
 }
 
 type outcome struct {

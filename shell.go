@@ -31,6 +31,7 @@ type Shell struct {
 	warnings  []string
 	policy    *policy.Policy
 	decisions decisionCache
+	launcher  Launcher // the sandbox's, when it keeps one up
 
 	mu        sync.Mutex
 	cwd       string // remembered directory (PersistCwd); "" means root
@@ -91,7 +92,7 @@ func New(opts Options) (*Shell, error) {
 		if o.PersistCwd {
 			return nil, optionErr("PersistCwd", "cannot be combined with Sandbox yet")
 		}
-		if err := checkConfiner(o.Sandbox, root); err != nil {
+		if s.launcher, err = openSandbox(o.Sandbox, root); err != nil {
 			return nil, err
 		}
 	}
@@ -281,6 +282,7 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		grace:    s.opts.KillGrace,
 		maxBytes: s.opts.MaxOutputBytes,
 		confine:  s.confine(res),
+		launch:   s.launch(res),
 	})
 	if err != nil {
 		stdout.discard()
@@ -303,10 +305,27 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
+// launch returns the hook that starts a command through the sandbox's
+// launcher and records what it enforces in res; nil without a launcher.
+func (s *Shell) launch(res *Result) func(*exec.Cmd) (*os.Process, error) {
+	if s.launcher == nil {
+		return nil
+	}
+	return func(cmd *exec.Cmd) (*os.Process, error) {
+		p, err := s.launcher.Start(cmd)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrSandbox, err)
+		}
+		res.Sandbox = s.launcher.Enforcement()
+		return p, nil
+	}
+}
+
 // confine returns the hook that puts a command into the sandbox and
-// records what it enforces in res; nil without a sandbox.
+// records what it enforces in res; nil without a sandbox or when a
+// launcher starts the commands.
 func (s *Shell) confine(res *Result) func(*exec.Cmd) error {
-	if s.opts.Sandbox == nil {
+	if s.opts.Sandbox == nil || s.launcher != nil {
 		return nil
 	}
 	return func(cmd *exec.Cmd) error {
@@ -422,9 +441,13 @@ func (s *Shell) fill(res *Result, out *outcome, stdout, stderr *streamCapture) {
 func (s *Shell) Close() error {
 	s.mu.Lock()
 	groups := s.leftover
+	wasClosed := s.closed
 	s.leftover, s.closed = nil, true
 	s.mu.Unlock()
 	stopLeftovers(groups, s.opts.KillGrace)
+	if s.launcher != nil && !wasClosed {
+		return s.launcher.Close()
+	}
 	return nil
 }
 

@@ -11,9 +11,12 @@ import (
 //
 //	sh, err := shellcap.New(shellcap.Options{Workspace: dir, Sandbox: sandbox.Confiner(sandbox.Config{})})
 //
-// shellcap.New then fails when this machine cannot enforce the profile
-// (unless cfg.AllowDegraded), and every Result says what was enforced.
-func Confiner(cfg Config) shellcap.Confiner { return confiner{cfg} }
+// The confiner is also a shellcap.LaunchingConfiner: a Shell keeps one
+// Launcher up for its workspace and starts every command from inside it
+// (see Launcher for what its commands share). shellcap.New then fails when
+// this machine cannot enforce the profile (unless cfg.AllowDegraded), and
+// every Result says what was enforced.
+func Confiner(cfg Config) shellcap.LaunchingConfiner { return confiner{cfg} }
 
 type confiner struct{ cfg Config }
 
@@ -24,6 +27,26 @@ func (c confiner) Confine(cmd *exec.Cmd, workspace string) (*shellcap.Enforcemen
 	if err != nil {
 		return nil, err
 	}
+	return enforcement(rep), nil
+}
+
+func (c confiner) Launcher(workspace string) (shellcap.Launcher, error) {
+	cfg := c.cfg
+	cfg.Workspace = workspace
+	l, err := NewLauncher(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return shellLauncher{l}, nil
+}
+
+// shellLauncher adapts a Launcher to shellcap.Launcher.
+type shellLauncher struct{ *Launcher }
+
+func (l shellLauncher) Enforcement() *shellcap.Enforcement { return enforcement(l.Report()) }
+
+// enforcement turns a Report into what a shellcap.Result carries.
+func enforcement(rep *Report) *shellcap.Enforcement {
 	e := &shellcap.Enforcement{Profile: string(rep.Profile), Layers: rep.Layers, LandlockABI: rep.LandlockABI}
 	for _, d := range rep.Downgrades {
 		text := d.Layer + ": " + d.Reason
@@ -32,5 +55,5 @@ func (c confiner) Confine(cmd *exec.Cmd, workspace string) (*shellcap.Enforcemen
 		}
 		e.Downgrades = append(e.Downgrades, text)
 	}
-	return e, nil
+	return e
 }

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -57,5 +60,49 @@ func TestShellSandboxRefusesPersistCwd(t *testing.T) {
 	var oe *shellcap.OptionError
 	if !errors.As(err, &oe) || oe.Option != "PersistCwd" {
 		t.Fatalf("New: %v", err)
+	}
+}
+
+// TestShellSandboxLauncher runs commands concurrently through the Shell's
+// launcher, checks that processes a command leaves running are reported
+// (named by their PIDs as the host sees them) and that Close ends them.
+func TestShellSandboxLauncher(t *testing.T) {
+	ws := t.TempDir()
+	sh, err := shellcap.New(shellcap.Options{Workspace: ws, Sandbox: sandbox.Confiner(sandbox.Config{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			want := strconv.Itoa(i)
+			res, err := sh.Run(ctx, shellcap.Request{Command: "echo " + want + "; echo err >&2; exit " + want})
+			if err != nil || res.Stdout != want+"\n" || res.Stderr != "err\n" || res.ExitCode != i {
+				t.Errorf("run %d: %v\n%s", i, err, res.Text())
+			}
+		})
+	}
+	wg.Wait()
+
+	res, err := sh.Run(ctx, shellcap.Request{Command: "sleep 31338 & echo started"})
+	if err != nil || res.ExitCode != 0 || len(res.LeftRunning) != 1 {
+		t.Fatalf("leftover: %v %+v\n%s", err, res.LeftRunning, res.Text())
+	}
+	pid := res.LeftRunning[0]
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || !strings.Contains(string(b), "31338") {
+		t.Fatalf("reported PID %d is not the leftover sleep: %q %v", pid, b, err)
+	}
+	if err := sh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; syscall.Kill(pid, 0) == nil; i++ {
+		if i == 500 {
+			t.Fatalf("leftover %d survived Close", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

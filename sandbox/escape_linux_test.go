@@ -281,27 +281,34 @@ func (f *fixture) escapeNamed(name string) escape {
 // checks that it failed and that nothing it targeted changed.
 func TestEscapes(t *testing.T) {
 	requireSandbox(t)
-	for _, prof := range []Profile{WorkspaceWrite, ReadOnly} {
-		t.Run(string(prof), func(t *testing.T) {
-			for _, e := range newFixture(t).escapes() {
-				t.Run(e.name, func(t *testing.T) {
-					f := newFixture(t)
-					e := f.escapeNamed(e.name)
-					o := runIn(t, f.config(prof), e.script, "SCTEST_CHILD=1")
-					out := o.stdout + o.stderr
-					t.Logf("exit %d: %s", o.code, strings.TrimSpace(out))
-					if o.code == 0 {
-						t.Errorf("escape succeeded: %q\n%s", e.script, out)
-					}
-					if e.want != "" && !strings.Contains(strings.ToLower(out), e.want) {
-						t.Errorf("want %q in output, got %q", e.want, out)
-					}
-					if strings.Contains(out, secretText) {
-						t.Errorf("secret leaked: %q", out)
-					}
-					f.untouched(t)
-				})
+	for _, mode := range startModes {
+		for _, prof := range []Profile{WorkspaceWrite, ReadOnly} {
+			t.Run(mode+"/"+string(prof), func(t *testing.T) {
+				testEscapes(t, mode, prof)
+			})
+		}
+	}
+}
+
+// testEscapes runs every escape attempt under prof, started the given way.
+func testEscapes(t *testing.T, mode string, prof Profile) {
+	for _, e := range newFixture(t).escapes() {
+		t.Run(e.name, func(t *testing.T) {
+			f := newFixture(t)
+			e := f.escapeNamed(e.name)
+			o := runVia(t, mode, f.config(prof), e.script, "SCTEST_CHILD=1")
+			out := o.stdout + o.stderr
+			t.Logf("exit %d: %s", o.code, strings.TrimSpace(out))
+			if o.code == 0 {
+				t.Errorf("escape succeeded: %q\n%s", e.script, out)
 			}
+			if e.want != "" && !strings.Contains(strings.ToLower(out), e.want) {
+				t.Errorf("want %q in output, got %q", e.want, out)
+			}
+			if strings.Contains(out, secretText) {
+				t.Errorf("secret leaked: %q", out)
+			}
+			f.untouched(t)
 		})
 	}
 }

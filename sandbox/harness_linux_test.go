@@ -29,6 +29,29 @@ func baseEnv(home string) []string {
 	}
 }
 
+// How a test starts its sandboxed command.
+const (
+	viaHelper   = "helper"   // Wrap: one helper per command
+	viaLauncher = "launcher" // a Launcher built for the command
+)
+
+// startModes are both ways, for tests that attack each.
+var startModes = []string{viaHelper, viaLauncher}
+
+// runVia runs script with bash under cfg the given way.
+func runVia(t *testing.T, mode string, cfg Config, script string, env ...string) outcome {
+	t.Helper()
+	if mode == viaHelper {
+		return runIn(t, cfg, script, env...)
+	}
+	l, err := NewLauncher(cfg)
+	if err != nil {
+		t.Fatalf("NewLauncher: %v", err)
+	}
+	defer l.Close()
+	return launchIn(t, l, cfg.Workspace, script, env...)
+}
+
 // runIn runs script with bash under cfg, with the workspace as its
 // directory, and fails the test when Wrap fails or the run hangs.
 func runIn(t *testing.T, cfg Config, script string, env ...string) outcome {

@@ -83,8 +83,10 @@ func setupMounts(p *policy) error {
 	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
 		return fmt.Errorf("read-only root: %w", err)
 	}
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("mount /proc: %w", err)
+	if !p.ProcByInit {
+		if err := mountProc(); err != nil {
+			return err
+		}
 	}
 	if p.Network != NetworkFull {
 		// A sysfs of the new network namespace: only lo, not the host's
@@ -122,6 +124,14 @@ func setupMounts(p *policy) error {
 		if err := protect(w); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// mountProc mounts a fresh procfs of the caller's pid namespace on /proc.
+func mountProc() error {
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount /proc: %w", err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"os"
 	"os/exec"
 	"runtime"
 )
@@ -27,3 +28,19 @@ func Doctor() Capabilities {
 		SeccompError:        "not Linux",
 	}
 }
+
+// Launcher is not supported on this platform.
+type Launcher struct{}
+
+// NewLauncher is not supported on this platform: it returns
+// ErrUnsupported.
+func NewLauncher(cfg Config) (*Launcher, error) { return nil, ErrUnsupported }
+
+// Report returns nil on this platform.
+func (l *Launcher) Report() *Report { return nil }
+
+// Start returns ErrUnsupported on this platform.
+func (l *Launcher) Start(cmd *exec.Cmd) (*os.Process, error) { return nil, ErrUnsupported }
+
+// Close does nothing on this platform.
+func (l *Launcher) Close() error { return nil }

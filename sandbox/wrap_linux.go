@@ -55,14 +55,7 @@ func Wrap(cmd *exec.Cmd, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := json.Marshal(pol)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: encode policy: %w", err)
-	}
-	if len(data) > maxPolicy {
-		return nil, fmt.Errorf("sandbox: policy is %d bytes, more than %d", len(data), maxPolicy)
-	}
-	r, err := policyPipe(data)
+	r, err := encodePolicy(pol)
 	if err != nil {
 		return nil, err
 	}
@@ -78,6 +71,18 @@ func Wrap(cmd *exec.Cmd, cfg Config) (*Report, error) {
 	cmd.ExtraFiles = []*os.File{r}
 	cmd.SysProcAttr = helperAttr(cmd.SysProcAttr, pol)
 	return rep, nil
+}
+
+// encodePolicy returns the read end of a pipe holding pol.
+func encodePolicy(pol *policy) (*os.File, error) {
+	data, err := json.Marshal(pol)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: encode policy: %w", err)
+	}
+	if len(data) > maxPolicy {
+		return nil, fmt.Errorf("sandbox: policy is %d bytes, more than %d", len(data), maxPolicy)
+	}
+	return policyPipe(data)
 }
 
 // policyPipe returns the read end of a pipe that already holds data and

@@ -18,8 +18,8 @@ func newBenchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure shellcap against the raw limits of this machine",
 		Long: `Measure shellcap against the raw limits of this machine, in the same run:
-the per-call cost of Run("true") against spawning bash -c true directly, and
-the throughput and memory of reading a large output against a plain pipe read.
+the per-call cost of Run("true") against spawning bash -c true directly, of a
+sandboxed Run("true") against an unsandboxed one, and the throughput and memory of reading a large output against a plain pipe read.
 Prints a Markdown table.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -37,6 +37,11 @@ Prints a Markdown table.`,
 				return err
 			}
 			rows = append(rows, pc)
+			if sb, err := bench.SandboxedRunTrue(cmd.Context(), ws, calls); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "shellcap: sandbox not measured: %v\n", err)
+			} else {
+				rows = append(rows, sb)
+			}
 			big, err := bench.LargeOutput(cmd.Context(), ws, int64(size))
 			if err != nil {
 				return err

@@ -1,7 +1,8 @@
 // Package bench measures shellcap against the raw limits of the machine it
 // runs on, in the same run, so that figures from noisy shared machines stay
-// comparable: Run("true") against spawning bash directly, and reading a
-// gigabyte of output against a plain pipe read.
+// comparable: Run("true") against spawning bash directly, a sandboxed
+// Run("true") against an unsandboxed one, and reading a gigabyte of output
+// against a plain pipe read.
 package bench
 
 import (
@@ -19,6 +20,7 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/policy"
+	"github.com/shellcap/shellcap/sandbox"
 )
 
 // Row is one measured comparison.
@@ -70,10 +72,54 @@ func RunTrue(ctx context.Context, workspace string, n int) ([]Row, error) {
 		cmd.Dir = workspace
 		return cmd.Run()
 	}
-	fns := []func() error{ours, captured, bare}
+	times, err := interleave(n, ours, captured, bare)
+	if err != nil {
+		return nil, err
+	}
+	o, c, b := median(times[0]), median(times[1]), median(times[2])
+	return []Row{
+		{Name: "Run(\"true\") vs bash -c true with output captured (median per call)", Ours: ms(o), Raw: ms(c), Unit: "ms", Ratio: float64(o) / float64(c), Target: "<= 1.05"},
+		{Name: "Run(\"true\") vs bash -c true without output pipes (median per call)", Ours: ms(o), Raw: ms(b), Unit: "ms", Ratio: float64(o) / float64(b), Target: "(floor)"},
+	}, nil
+}
+
+// SandboxedRunTrue times n calls of Run("true") on a Shell whose commands
+// run in the sandbox (workspace-write, no network, through the Shell's
+// launcher) against the same calls on a Shell without one, interleaved.
+// It fails when this machine cannot enforce the sandbox.
+func SandboxedRunTrue(ctx context.Context, workspace string, n int) (Row, error) {
+	plain, err := shellcap.New(shellcap.Options{Workspace: workspace})
+	if err != nil {
+		return Row{}, err
+	}
+	defer plain.Close()
+	boxed, err := shellcap.New(shellcap.Options{Workspace: workspace, Sandbox: sandbox.Confiner(sandbox.Config{})})
+	if err != nil {
+		return Row{}, err
+	}
+	defer boxed.Close()
+	run := func(sh *shellcap.Shell) func() error {
+		return func() error {
+			res, err := sh.Run(ctx, shellcap.Request{Command: "true"})
+			if err == nil && res.ExitCode != 0 {
+				err = fmt.Errorf("Run(true): %s", res.Text())
+			}
+			return err
+		}
+	}
+	times, err := interleave(n, run(boxed), run(plain))
+	if err != nil {
+		return Row{}, err
+	}
+	b, p := median(times[0]), median(times[1])
+	return Row{Name: "sandboxed Run(\"true\") vs the same Shell without sandbox (median per call)", Ours: ms(b), Raw: ms(p), Unit: "ms", Ratio: float64(b) / float64(p), Target: "<= 1.3"}, nil
+}
+
+// interleave calls each fn n times, rotating which goes first so that none
+// always runs on a warm cache, and returns the times of each.
+func interleave(n int, fns ...func() error) ([][]time.Duration, error) {
 	times := make([][]time.Duration, len(fns))
 	for i := range n {
-		// Rotate which goes first, so none always runs on a warm cache.
 		for j := range fns {
 			k := (i + j) % len(fns)
 			start := time.Now()
@@ -83,11 +129,7 @@ func RunTrue(ctx context.Context, workspace string, n int) ([]Row, error) {
 			times[k] = append(times[k], time.Since(start))
 		}
 	}
-	o, c, b := median(times[0]), median(times[1]), median(times[2])
-	return []Row{
-		{Name: "Run(\"true\") vs bash -c true with output captured (median per call)", Ours: ms(o), Raw: ms(c), Unit: "ms", Ratio: float64(o) / float64(c), Target: "<= 1.05"},
-		{Name: "Run(\"true\") vs bash -c true without output pipes (median per call)", Ours: ms(o), Raw: ms(b), Unit: "ms", Ratio: float64(o) / float64(b), Target: "(floor)"},
-	}, nil
+	return times, nil
 }
 
 // LargeOutput has a command print size bytes and compares shellcap's

@@ -1,0 +1,340 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/shellcap/shellcap/internal/reexec"
+)
+
+// The launcher side: a helper that builds the sandbox once and then starts
+// commands in it on request.
+//
+// Its order differs from the one-shot helper's in one place: the launcher
+// itself stays outside the pid namespace its commands share (it unshares
+// the namespace for its children only) so that it can fork each command
+// with CLONE_PARENT, making the command a child of the host. The first
+// process in that namespace is a small init, forked before Landlock, which
+// mounts the namespace's /proc, reaps orphans and exits, taking every
+// process in the namespace with it, when the launcher goes away.
+
+const (
+	launcherEntry = "sandbox-launcher"
+	initEntry     = "sandbox-init"
+)
+
+func init() {
+	reexec.Register(launcherEntry, launcherMain)
+	reexec.Register(initEntry, initMain)
+}
+
+// Descriptors of the launcher: the policy pipe and the control socket.
+const (
+	launcherPolicyFD = 3
+	launcherCtlFD    = 4
+)
+
+// Descriptors of the init: where it reports readiness, and a pipe whose
+// other end the launcher holds open for as long as it lives.
+const (
+	initReadyFD    = 3
+	initLifelineFD = 4
+)
+
+// launchRequest asks the launcher to start a command. Descriptors 0, 1, 2
+// and any further ones of the command travel with the frame, in order.
+type launchRequest struct {
+	Path    string   `json:"path"`
+	Args    []string `json:"args"`
+	Env     []string `json:"env"`
+	Dir     string   `json:"dir"`
+	Setpgid bool     `json:"setpgid,omitempty"`
+}
+
+// launchReply answers a request: the command's pidfd travels with it, or
+// Error says why there is none.
+type launchReply struct {
+	Error string `json:"error,omitempty"`
+}
+
+// launcherReady is the launcher's first frame: empty Error when the sandbox
+// is in place.
+type launcherReady struct {
+	Error string `json:"error,omitempty"`
+}
+
+func launcherMain() int {
+	runtime.LockOSThread()
+	err := runLauncher()
+	if err != nil {
+		_ = writeFrame(launcherCtlFD, launcherReady{Error: err.Error()}, nil)
+		fmt.Fprintf(os.Stderr, "shellcap sandbox launcher: %v\n", err)
+		return helperFailed
+	}
+	return 0
+}
+
+// runLauncher sets the sandbox up on the locked thread, says it is ready
+// and serves requests until the host closes the socket.
+func runLauncher() error {
+	p, err := readPolicy(os.NewFile(launcherPolicyFD, "policy"))
+	if err != nil {
+		return err
+	}
+	if p.Mounts {
+		p.ProcByInit = true
+		if err := setupMounts(p); err != nil {
+			return err
+		}
+		if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
+			return fmt.Errorf("new pid namespace: %w", err)
+		}
+		if err := startInit(); err != nil {
+			return err
+		}
+	}
+	if err := confineSelf(p); err != nil {
+		return err
+	}
+	if err := writeFrame(launcherCtlFD, launcherReady{}, nil); err != nil {
+		return nil // the host is gone
+	}
+	for {
+		var req launchRequest
+		fds, err := readFrame(launcherCtlFD, &req)
+		if err != nil {
+			return nil // the host closed the socket or sent garbage: stop
+		}
+		pidfd, err := launch(&req, fds)
+		closeFDs(fds)
+		rep := launchReply{}
+		var out []int
+		if err != nil {
+			rep.Error = err.Error()
+		} else {
+			out = []int{pidfd}
+		}
+		err = writeFrame(launcherCtlFD, rep, out)
+		closeFDs(out)
+		if err != nil {
+			return nil
+		}
+	}
+}
+
+// readPolicy decodes the policy from its pipe and closes it.
+func readPolicy(f *os.File) (*policy, error) {
+	if f == nil {
+		return nil, errors.New("no policy descriptor")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxPolicy+1))
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read policy: %w", err)
+	}
+	var p policy
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("decode policy: %w", err)
+	}
+	return &p, nil
+}
+
+// confineSelf applies the layers after the mounts to the calling thread,
+// which every command is forked from: working directory, rlimits,
+// capability drop, no_new_privs, Landlock, seccomp. The launcher also
+// becomes undumpable, so nothing can open its memory or descriptors
+// through /proc, and every descriptor but the control socket is marked
+// close-on-exec.
+func confineSelf(p *policy) error {
+	if err := unix.Chdir(p.Dir); err != nil {
+		return fmt.Errorf("chdir %s: %w", p.Dir, err)
+	}
+	for _, r := range p.Rlimits {
+		if err := unix.Setrlimit(r.Resource, &unix.Rlimit{Cur: r.Soft, Max: r.Hard}); err != nil {
+			return fmt.Errorf("rlimit %d: %w", r.Resource, err)
+		}
+	}
+	if p.DropCaps {
+		if err := dropCapabilities(); err != nil {
+			return err
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("not dumpable: %w", err)
+	}
+	if p.Profile != FullAccess {
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			return fmt.Errorf("no_new_privs: %w", err)
+		}
+	}
+	if p.LandlockABI > 0 {
+		if err := applyLandlock(p); err != nil {
+			return err
+		}
+	}
+	if p.Seccomp {
+		if err := applySeccomp(p.Network); err != nil {
+			return err
+		}
+	}
+	if err := unix.CloseRange(launcherCtlFD+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fmt.Errorf("close descriptors: %w", err)
+	}
+	if err := unix.CloseRange(0, launcherCtlFD, unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fmt.Errorf("close descriptors: %w", err)
+	}
+	return nil
+}
+
+// startInit forks the init of the new pid namespace and waits until it has
+// mounted /proc. The lifeline's write end stays open in the launcher
+// (close-on-exec, so no command holds it).
+func startInit() error {
+	self, err := reexec.Self()
+	if err != nil {
+		return err
+	}
+	ready, err := pipe()
+	if err != nil {
+		return err
+	}
+	defer unix.Close(ready[0])
+	life, err := pipe()
+	if err != nil {
+		unix.Close(ready[1])
+		return err
+	}
+	null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		closeFDs([]int{ready[1], life[0], life[1]})
+		return err
+	}
+	_, err = syscall.ForkExec(self, []string{"shellcap-sandbox-init", reexec.Marker, initEntry}, &syscall.ProcAttr{
+		Dir:   "/",
+		Env:   []string{},
+		Files: []uintptr{uintptr(null), uintptr(null), 2, uintptr(ready[1]), uintptr(life[0])},
+	})
+	closeFDs([]int{null, ready[1], life[0]})
+	if err != nil {
+		unix.Close(life[1])
+		return fmt.Errorf("start init: %w", err)
+	}
+	msg := make([]byte, 512)
+	n, _ := unix.Read(ready[0], msg)
+	if n == 0 || string(msg[:n]) != "ok" {
+		unix.Close(life[1])
+		if n == 0 {
+			return errors.New("init of the pid namespace exited")
+		}
+		return fmt.Errorf("init of the pid namespace: %s", msg[:n])
+	}
+	return nil // life[1] stays open for the launcher's lifetime
+}
+
+func pipe() ([2]int, error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return p, fmt.Errorf("pipe: %w", err)
+	}
+	return p, nil
+}
+
+// launch forks one command from the confined thread with CLONE_PARENT, so
+// that it is the host's child, in a new session (or process group), with
+// fds as its descriptors 0, 1, 2, ..., and returns its pidfd.
+func launch(req *launchRequest, fds []int) (int, error) {
+	if len(fds) < 3 {
+		return -1, errors.New("a command needs descriptors 0, 1 and 2")
+	}
+	// A failed exec after the fork would leave the host a zombie it
+	// cannot name: check what can be checked first.
+	if err := unix.Access(req.Path, unix.X_OK); err != nil {
+		return -1, fmt.Errorf("%s: %w", req.Path, err)
+	}
+	if req.Dir != "" {
+		fd, err := unix.Open(req.Dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return -1, fmt.Errorf("chdir %s: %w", req.Dir, err)
+		}
+		unix.Close(fd)
+	}
+	files := make([]uintptr, len(fds))
+	for i, fd := range fds {
+		files[i] = uintptr(fd)
+	}
+	pidfd := -1
+	_, err := syscall.ForkExec(req.Path, req.Args, &syscall.ProcAttr{
+		Dir:   req.Dir,
+		Env:   req.Env,
+		Files: files,
+		Sys: &syscall.SysProcAttr{
+			Setsid:     !req.Setpgid,
+			Setpgid:    req.Setpgid,
+			Cloneflags: unix.CLONE_PARENT,
+			PidFD:      &pidfd,
+		},
+	})
+	if err != nil {
+		return -1, err
+	}
+	if pidfd < 0 {
+		return -1, errors.New("no pidfd for the command")
+	}
+	return pidfd, nil
+}
+
+// initMain is PID 1 of a launcher's pid namespace: it mounts the
+// namespace's /proc, gives up its capabilities, ignores every signal it
+// can, reaps orphans, and exits when the launcher's lifeline closes. The
+// kernel then kills every process left in the namespace.
+func initMain() int {
+	runtime.LockOSThread()
+	ready := os.NewFile(initReadyFD, "ready")
+	err := mountProc()
+	if err == nil {
+		err = dropCapabilities()
+	}
+	if err == nil {
+		err = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	}
+	if err != nil {
+		fmt.Fprint(ready, err.Error())
+		return helperFailed
+	}
+	signal.Ignore(ignoredByInit...)
+	children := make(chan os.Signal, 1)
+	signal.Notify(children, unix.SIGCHLD)
+	go func() {
+		for range children {
+			for {
+				var ws unix.WaitStatus
+				pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+				if pid <= 0 || err != nil {
+					break
+				}
+			}
+		}
+	}()
+	fmt.Fprint(ready, "ok")
+	ready.Close()
+	life := os.NewFile(initLifelineFD, "lifeline")
+	_, _ = io.Copy(io.Discard, life)
+	return 0
+}
+
+// ignoredByInit are the signals init ignores; as PID 1 of its namespace it
+// never gets SIGKILL or SIGSTOP from inside it.
+var ignoredByInit = []os.Signal{
+	unix.SIGHUP, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGUSR1, unix.SIGUSR2,
+	unix.SIGPIPE, unix.SIGALRM, unix.SIGTSTP, unix.SIGTTIN, unix.SIGTTOU, unix.SIGVTALRM,
+	unix.SIGPROF, unix.SIGWINCH, unix.SIGIO, unix.SIGPWR, unix.SIGXCPU, unix.SIGXFSZ,
+	unix.SIGSTKFLT, unix.SIGTRAP, unix.SIGABRT, unix.SIGSYS,
+}
