@@ -2,6 +2,8 @@ package shellcap
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 )
 
@@ -50,4 +52,47 @@ func (s *Shell) Cmd(command, dir string, extra map[string]string) (*exec.Cmd, er
 		Env:         env,
 		SysProcAttr: sessionAttr(),
 	}, nil
+}
+
+// Start starts cmd, prepared (usually by Cmd) but not started, the way Run
+// starts its commands: inside the Shell's sandbox when it has one. It
+// returns the process, which the caller waits for with os.Process.Wait,
+// and what the sandbox enforces (nil without one). cmd itself must not be
+// waited for with exec.Cmd.Wait, so its Stdin, Stdout and Stderr must be
+// *os.File or nil. With a sandbox that rewrites each command (a Confiner
+// that is not a LaunchingConfiner), cmd must not have ExtraFiles.
+func (s *Shell) Start(cmd *exec.Cmd) (*os.Process, *Enforcement, error) {
+	if err := s.usable(); err != nil {
+		return nil, nil, err
+	}
+	for i, st := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
+		if _, ok := st.(*os.File); st != nil && !ok {
+			return nil, nil, fmt.Errorf("shellcap: Start: standard stream %d must be an *os.File or nil, not %T", i, st)
+		}
+	}
+	if s.launcher != nil {
+		p, err := s.launcher.Start(cmd)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrSandbox, err)
+		}
+		return p, s.launcher.Enforcement(), nil
+	}
+	var enf *Enforcement
+	if s.opts.Sandbox != nil {
+		extra := len(cmd.ExtraFiles)
+		e, err := s.opts.Sandbox.Confine(cmd, s.root)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrSandbox, err)
+		}
+		enf = e
+		defer func() {
+			for _, f := range cmd.ExtraFiles[extra:] {
+				_ = f.Close() // the confiner's, e.g. a policy pipe
+			}
+		}()
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return cmd.Process, enf, nil
 }

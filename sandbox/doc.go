@@ -24,6 +24,33 @@
 //
 // sandbox.Doctor reports what the machine can enforce.
 //
+// # Launcher
+//
+// Building the sandbox costs a helper process and several milliseconds, so
+// a Launcher builds it once and then forks each command from inside it:
+//
+//	l, err := sandbox.NewLauncher(sandbox.Config{Workspace: "/src/project"})
+//	if err != nil { ... }
+//	defer l.Close()
+//	cmd := exec.Command("/bin/bash", "-c", "make test")
+//	cmd.Stdout, cmd.Stderr = outW, errW // *os.File or nil
+//	p, err := l.Start(cmd)             // p is this process's child
+//	state, err := p.Wait()
+//
+// The launcher helper applies the same layers as the one-shot helper, but
+// stays outside the pid namespace it creates for its commands: it unshares
+// the namespace for its children, forks an init into it (which mounts the
+// namespace's /proc, reaps orphans and ignores signals, and which commands
+// can neither signal nor trace: it is outside their Landlock domain and not
+// dumpable), confines its own serving thread, and then forks every command
+// with CLONE_PARENT, so the command is the host's child exactly as with
+// exec.Cmd.Start. The launcher is invisible to its commands. Closing it, or
+// its death, ends the init and with it every process in the namespace.
+// Commands of one launcher share the pid namespace, the private /tmp and
+// the protected paths found when it started. sandbox.Confiner returns a
+// shellcap.LaunchingConfiner, so a Shell, its sessions and the MCP server
+// start every command through one Launcher.
+//
 // # Security
 //
 // With the WorkspaceWrite (default) or ReadOnly profile and all layers
@@ -95,7 +122,8 @@
 //   - Pathname unix sockets outside the hidden directories: below Landlock
 //     ABI 9 a command can connect to a host socket it can name (for
 //     example one in a directory it cannot otherwise read).
-//   - Protected paths created after the start, or that are symlinks (only
+//   - Protected paths created after the start (of the command, or of the
+//     Launcher), or that are symlinks (only
 //     their target inside the root is protected; the link can be
 //     replaced), and git commands that write .git/config (git config,
 //     git branch -m, git remote add) fail inside the sandbox.

@@ -23,8 +23,9 @@ import (
 // Session's goroutine holding Session.mu uses it, except wake, which the
 // exit watcher and context callbacks call.
 type bash struct {
-	cmd     *exec.Cmd
-	pid     int // also its process group ID
+	proc    *os.Process
+	pid     int                   // also its process group ID
+	sandbox *shellcap.Enforcement // what confines it, nil without a sandbox
 	input   *os.File
 	inputFD int // input's descriptor, non-blocking
 
@@ -44,7 +45,8 @@ type bash struct {
 }
 
 // startBash starts an interactive bash through the Shell's command
-// preparation (resource limits, environment, new session).
+// preparation (resource limits, environment, new session) and, when the
+// Shell has a sandbox, inside it: the whole session runs confined.
 //
 // cmdFile becomes the shell's descriptor 4, sharing its file offset.
 func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*bash, error) {
@@ -105,16 +107,19 @@ func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*ba
 	cmd.Stdout = child(outW, "session-stdout")
 	cmd.Stderr = child(errW, "session-stderr")
 	cmd.ExtraFiles = []*os.File{child(statusW, "session-status"), cmdFile} // fds 3 and 4
-	startErr := cmd.Start()
+	p, enf, startErr := sh.Start(cmd)
 	// The child has its copies; close ours (os.File owns them now).
 	for _, f := range []*os.File{cmd.Stdin.(*os.File), cmd.Stdout.(*os.File), cmd.Stderr.(*os.File), cmd.ExtraFiles[0]} {
 		_ = f.Close()
 	}
 	fds = []int{b.stdout, b.stderr, b.status, inW, b.wakeR, b.wakeW}
 	if startErr != nil {
+		if errors.Is(startErr, shellcap.ErrSandbox) {
+			return fail(startErr)
+		}
 		return fail(&shellcap.StartError{Err: startErr})
 	}
-	b.cmd, b.pid = cmd, cmd.Process.Pid
+	b.proc, b.pid, b.sandbox = p, p.Pid, enf
 	b.input = os.NewFile(uintptr(inW), "session-input") // non-blocking: pollable, with deadlines
 	b.inputFD = inW
 	go func() {
@@ -167,7 +172,7 @@ func (b *bash) kill() *os.ProcessState {
 	// Processes the command left in the group die with the session.
 	b.signal(syscall.SIGKILL)
 	<-b.exited
-	_ = b.cmd.Wait()
+	state, _ := b.proc.Wait()
 	_ = b.input.Close()
 	b.wakeMu.Lock()
 	b.wakeClosed = true
@@ -175,7 +180,7 @@ func (b *bash) kill() *os.ProcessState {
 		_ = unix.Close(fd)
 	}
 	b.wakeMu.Unlock()
-	return b.cmd.ProcessState
+	return state
 }
 
 // waitExit waits up to d for the shell to exit on its own.

@@ -171,6 +171,9 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 		}
 	}
 	res.Cwd = s.cwd
+	if s.b != nil {
+		res.Sandbox = s.b.sandbox
+	}
 	s.finish(res, out, died)
 	return res, nil
 }
