@@ -37,14 +37,16 @@ func TestSanity(t *testing.T) {
 		{"dev null and urandom", "head -c 16 /dev/urandom > /dev/null && echo ok", "ok", nil},
 		{"no network interfaces but lo", "ls /sys/class/net | tr '\\n' ' '", "lo", nil},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			ws := t.TempDir()
-			o := runIn(t, Config{Workspace: ws}, c.script, c.env...)
-			if o.code != 0 || strings.TrimSpace(o.stdout) != c.want {
-				t.Fatalf("exit %d, stdout %q, want %q; stderr:\n%s", o.code, o.stdout, c.want, o.stderr)
-			}
-		})
+	for _, mode := range startModes {
+		for _, c := range cases {
+			t.Run(mode+"/"+c.name, func(t *testing.T) {
+				ws := t.TempDir()
+				o := runVia(t, mode, Config{Workspace: ws}, c.script, c.env...)
+				if o.code != 0 || strings.TrimSpace(o.stdout) != c.want {
+					t.Fatalf("exit %d, stdout %q, want %q; stderr:\n%s", o.code, o.stdout, c.want, o.stderr)
+				}
+			})
+		}
 	}
 }
 
@@ -197,14 +199,19 @@ func TestDegradedLandlock(t *testing.T) {
 	if !strings.Contains(rep.Text(), "downgraded: landlock") || !strings.Contains(rep.Text(), "NOT enforced") {
 		t.Fatalf("text:\n%s", rep.Text())
 	}
-	// The remaining layers still hold: read-only mounts stop writes.
-	o := runIn(t, Config{Workspace: ws, AllowDegraded: true}, "echo ok > ok; echo x > /etc/shellcap-escape")
-	if o.code == 0 || !strings.Contains(o.stderr, "Read-only") {
-		t.Fatalf("exit %d %s", o.code, o.stderr)
+	if _, err := NewLauncher(Config{Workspace: ws}); !errors.Is(err, ErrDegraded) {
+		t.Fatalf("NewLauncher: want a refusal, got %v", err)
 	}
-	if _, err := os.Stat("/etc/shellcap-escape"); err == nil {
-		os.Remove("/etc/shellcap-escape")
-		t.Fatal("wrote /etc")
+	// The remaining layers still hold: read-only mounts stop writes.
+	for _, mode := range startModes {
+		o := runVia(t, mode, Config{Workspace: ws, AllowDegraded: true}, "echo ok > ok; echo x > /etc/shellcap-escape")
+		if o.code == 0 || !strings.Contains(o.stderr, "Read-only") {
+			t.Fatalf("%s: exit %d %s", mode, o.code, o.stderr)
+		}
+		if _, err := os.Stat("/etc/shellcap-escape"); err == nil {
+			os.Remove("/etc/shellcap-escape")
+			t.Fatalf("%s: wrote /etc", mode)
+		}
 	}
 }
 
@@ -220,19 +227,24 @@ func TestDegradedUserNamespaces(t *testing.T) {
 	if !errors.Is(err, ErrDegraded) || !strings.Contains(err.Error(), "namespaces") || !strings.Contains(err.Error(), "protected-paths") {
 		t.Fatalf("want a refusal naming namespaces and protected paths, got %v", err)
 	}
-	cfg := Config{Workspace: ws, AllowDegraded: true}
-	o := runIn(t, cfg, "echo ok > ok && cat ok; echo x > /etc/shellcap-escape || echo denied")
-	if o.code != 0 || o.stdout != "ok\ndenied\n" {
-		t.Fatalf("exit %d %q %s", o.code, o.stdout, o.stderr)
+	if _, err := NewLauncher(Config{Workspace: ws}); !errors.Is(err, ErrDegraded) {
+		t.Fatalf("NewLauncher: want a refusal, got %v", err)
 	}
+	cfg := Config{Workspace: ws, AllowDegraded: true}
 	l, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	o = runIn(t, cfg, "exec 3<>/dev/tcp/127.0.0.1/"+strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
-	if o.code == 0 {
-		t.Fatal("TCP connect without namespaces succeeded")
+	for _, mode := range startModes {
+		o := runVia(t, mode, cfg, "rm -f ok; echo ok > ok && cat ok; echo x > /etc/shellcap-escape || echo denied")
+		if o.code != 0 || o.stdout != "ok\ndenied\n" {
+			t.Fatalf("%s: exit %d %q %s", mode, o.code, o.stdout, o.stderr)
+		}
+		o = runVia(t, mode, cfg, "exec 3<>/dev/tcp/127.0.0.1/"+strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
+		if o.code == 0 {
+			t.Fatalf("%s: TCP connect without namespaces succeeded", mode)
+		}
 	}
 }
 
