@@ -200,6 +200,7 @@ func startLauncher(cfg Config) (*launcherProc, *Report, error) {
 
 // start sends one request and returns the started process.
 func (h *launcherProc) start(req *launchRequest, fds []int) (*os.Process, error) {
+	since := uptimeTicks()
 	if err := writeFrame(h.ctl, req, fds); err != nil {
 		return nil, fmt.Errorf("sandbox launcher: %w", err)
 	}
@@ -210,6 +211,7 @@ func (h *launcherProc) start(req *launchRequest, fds []int) (*os.Process, error)
 	}
 	defer closeFDs(got)
 	if rep.Error != "" {
+		reapFailedStart(since)
 		return nil, fmt.Errorf("sandbox launcher: start %s: %s", req.Path, rep.Error)
 	}
 	if len(got) != 1 {

@@ -200,3 +200,44 @@ func appearing(s string) []int {
 	}
 	return nil
 }
+
+// TestLauncherFailedStart starts what cannot be executed: each start fails
+// with the reason, and no zombie is left behind.
+func TestLauncherFailedStart(t *testing.T) {
+	requireSandbox(t)
+	ws := t.TempDir()
+	l, err := NewLauncher(Config{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	script := ws + "/noexec"
+	if err := os.WriteFile(script, []byte("\x7fELF garbage"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, dir, want string }{
+		{script, ws, "exec format error"},
+		{ws + "/missing", ws, "no such file"},
+		{"/bin/true", ws + "/gone", "no such file"},
+	} {
+		cmd := exec.Command(c.path)
+		cmd.Dir = c.dir
+		_, err := l.Start(cmd)
+		if err == nil || !strings.Contains(strings.ToLower(err.Error()), c.want) {
+			t.Errorf("Start(%s in %s): %v, want %q", c.path, c.dir, err, c.want)
+		}
+	}
+	tasks, _ := os.ReadDir("/proc/self/task")
+	for _, task := range tasks {
+		b, _ := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
+		for _, f := range strings.Fields(string(b)) {
+			if st, err := os.ReadFile("/proc/" + f + "/stat"); err == nil && strings.Contains(string(st), ") Z ") {
+				t.Errorf("zombie child left: %s", st)
+			}
+		}
+	}
+	o := launchIn(t, l, ws, "echo fine")
+	if o.stdout != "fine\n" {
+		t.Fatalf("after failed starts: %+v", o)
+	}
+}
