@@ -33,6 +33,8 @@
 //   - New user, mount, pid, ipc and uts namespaces, plus a new network
 //     namespace (only lo, down) unless Network is NetworkFull. The command
 //     runs as its own uid mapped to itself.
+//   - With NetworkAllowlist, lo is up in that namespace and an HTTP proxy
+//     listens on 127.0.0.1:3128 (see # Network allowlist).
 //   - Private mounts: every mount read-only (this also stops chmod, utime
 //     and xattr changes outside the writable roots), a fresh /proc of the
 //     new pid namespace (host processes are invisible: kill, ptrace and
@@ -63,8 +65,9 @@
 //     roots, the private /tmp and /dev/shm and a few device files
 //     (/dev/null, /dev/zero, /dev/full, /dev/tty, /dev/ptmx, /dev/pts,
 //     /dev/random, /dev/urandom). TCP bind and connect are denied unless
-//     Network is NetworkFull. From ABI 6, signals and abstract unix sockets
-//     are scoped to the sandbox.
+//     Network is NetworkFull, except connect to the proxy's port with
+//     NetworkAllowlist. From ABI 6, signals and abstract unix sockets are
+//     scoped to the sandbox.
 //   - A seccomp filter: system calls of a foreign architecture kill the
 //     process, x32 calls get ENOSYS; io_uring_*, ptrace, process_vm_*,
 //     bpf, perf_event_open, userfaultfd, keyctl, add_key, request_key,
@@ -74,7 +77,8 @@
 //     namespace flag gets EPERM and clone3 ENOSYS (libc falls back to
 //     clone); ioctl TIOCSTI and TIOCLINUX (compared on 32 bits) get EPERM;
 //     socket and socketpair with AF_VSOCK get EPERM, and without network
-//     any family but AF_UNIX does.
+//     any family but AF_UNIX does (AF_INET and AF_INET6 are allowed with
+//     NetworkAllowlist, whose namespace has nothing else to reach).
 //   - Every descriptor but 0, 1 and 2 is closed at exec, so descriptors the
 //     host leaked are unusable.
 //   - The command runs in a new session (no controlling terminal).
@@ -88,6 +92,24 @@
 // every downgrade and whether another layer covers it. Without user
 // namespaces there are no private mounts and no protected paths: Landlock
 // and seccomp still confine writes, reads and the network.
+//
+// # Network allowlist
+//
+// With Network NetworkAllowlist and Allow rules such as "example.com:443"
+// or "*.githubusercontent.com:443", the command can reach the network only
+// through an HTTP proxy: the helper raises lo in the sandbox's empty network
+// namespace, listens on 127.0.0.1:3128 there and hands the listening socket
+// and a pidfd of itself to Wrap's process, which serves CONNECT host:port
+// and absolute-form http:// requests on it. HTTP_PROXY, HTTPS_PROXY,
+// ALL_PROXY and their lower-case twins point at the proxy; NO_PROXY is
+// empty. Each destination is checked against the rules before anything is
+// resolved: a destination not listed gets 403 and its name is never looked
+// up, an IP address matches only a rule with that address, and a wildcard
+// matches names strictly below its domain. Allowed names are resolved by
+// the host. There is no DNS inside: programs that ignore the proxy
+// variables get no network at all. The proxy stops, closing every tunnel,
+// when the sandbox's PID 1 exits. Without user namespaces Wrap refuses the
+// allowlist even with AllowDegraded.
 //
 // Not protected:
 //
@@ -104,4 +126,8 @@
 //   - Resource exhaustion beyond the given rlimits: no cgroups yet.
 //   - With NetworkFull: the whole network of the host, UDP and MPTCP
 //     included.
+//   - With NetworkAllowlist: whatever the allowed destinations accept
+//     (uploads to an allowed host, domain fronting through an allowed CDN),
+//     and whatever an allowed name resolves to on the host, private and
+//     link-local addresses included.
 package sandbox

@@ -25,6 +25,10 @@ type policy struct {
 	// MaskRun hides the host /run behind an empty tmpfs (host unix sockets).
 	MaskRun bool `json:"mask_run"`
 
+	// allow is the parsed Config.Allow. It stays in Wrap's process, where
+	// the proxy enforces it; the helper never sees it.
+	allow allowlist
+
 	Rlimits     []Rlimit `json:"rlimits"`
 	DropCaps    bool     `json:"drop_caps"`
 	LandlockABI int      `json:"landlock_abi"`
