@@ -33,17 +33,16 @@
 //   - New user, mount, pid, ipc and uts namespaces, plus a new network
 //     namespace (only lo, down) unless Network is NetworkFull. The command
 //     runs as its own uid mapped to itself.
-//   - With NetworkAllowlist, lo is up in that namespace and an HTTP proxy
-//     listens on 127.0.0.1:3128 (see # Network allowlist).
 //   - Private mounts: every mount read-only (this also stops chmod, utime
 //     and xattr changes outside the writable roots), a fresh /proc of the
 //     new pid namespace (host processes are invisible: kill, ptrace and
-//     /proc/PID access get ESRCH or ENOENT), a fresh read-only /sys without
-//     network, empty tmpfs on /tmp and /dev/shm, and on /run without
-//     network (hiding host unix sockets there). The writable roots (the
-//     workspace for WorkspaceWrite, ExtraWritable) are re-attached
-//     read-write; extra readable roots under the hidden directories are
-//     re-attached read-only.
+//     /proc/PID access get ESRCH or ENOENT), a fresh read-only /sys unless
+//     Network is NetworkFull, empty tmpfs on /tmp and /dev/shm, and on /run
+//     unless Network is NetworkFull (hiding host unix sockets there, such as
+//     a caching resolver's). The writable roots (the workspace for
+//     WorkspaceWrite, ExtraWritable) are re-attached read-write; extra
+//     readable roots under the hidden directories are re-attached
+//     read-only.
 //   - Protected paths in each writable root, to four directories deep:
 //     .git/hooks and .git/config of every repository (nested ones too; a
 //     missing hooks directory is created empty first), the directory
@@ -54,6 +53,9 @@
 //     is a mount point, so neither they nor their parents can be renamed,
 //     removed or replaced by a symlink (EBUSY). Other names are protected
 //     only when they exist as the command starts.
+//   - With NetworkAllowlist, lo up in the new network namespace and the
+//     proxy's listener on 127.0.0.1:3128 handed to Wrap's process (see
+//     Network allowlist below).
 //   - The given rlimits.
 //   - All capabilities dropped: bounding, ambient, permitted, effective and
 //     inheritable sets.
@@ -76,7 +78,7 @@
 //     kexec_*, *_module and open_by_handle_at get EPERM; clone with any
 //     namespace flag gets EPERM and clone3 ENOSYS (libc falls back to
 //     clone); ioctl TIOCSTI and TIOCLINUX (compared on 32 bits) get EPERM;
-//     socket and socketpair with AF_VSOCK get EPERM, and without network
+//     socket and socketpair with AF_VSOCK get EPERM, and with NetworkNone
 //     any family but AF_UNIX does (AF_INET and AF_INET6 are allowed with
 //     NetworkAllowlist, whose namespace has nothing else to reach).
 //   - Every descriptor but 0, 1 and 2 is closed at exec, so descriptors the

@@ -250,6 +250,14 @@ func (p *proxy) forward(c net.Conn, req *http.Request) {
 		return
 	}
 	defer p.release(up)
+	if strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
+		// The body is sent whole below: ask for it now rather than let
+		// the client wait out its own timer.
+		req.Header.Del("Expect")
+		if _, err := io.WriteString(c, "HTTP/1.1 100 Continue\r\n\r\n"); err != nil {
+			return
+		}
+	}
 	dropHopHeaders(req.Header)
 	req.RequestURI = ""
 	req.Host = req.URL.Host

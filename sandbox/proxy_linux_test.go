@@ -231,8 +231,9 @@ func TestProxyForward(t *testing.T) {
 	defer srv.Close()
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	h := newHostProxy(t, "svc.test:"+port)
-	resp := h.exchange(t, "POST http://SVC.test:"+port+"/p?q=1 HTTP/1.1\r\nHost: elsewhere.test\r\nProxy-Authorization: secret\r\nContent-Length: 4\r\nConnection: keep-alive, X-Drop\r\nX-Drop: 1\r\nX-Keep: 1\r\n\r\nbody")
-	if statusOf(resp) != "HTTP/1.1 200 OK" || !strings.HasSuffix(resp, "posted body") || !strings.Contains(resp, "Connection: close") || strings.Contains(resp, "Keep-Alive") {
+	resp := h.exchange(t, "POST http://SVC.test:"+port+"/p?q=1 HTTP/1.1\r\nHost: elsewhere.test\r\nProxy-Authorization: secret\r\nContent-Length: 4\r\nConnection: keep-alive, X-Drop\r\nX-Drop: 1\r\nX-Keep: 1\r\nExpect: 100-continue\r\n\r\nbody")
+	resp, ok := strings.CutPrefix(resp, "HTTP/1.1 100 Continue\r\n\r\n")
+	if !ok || statusOf(resp) != "HTTP/1.1 200 OK" || !strings.HasSuffix(resp, "posted body") || !strings.Contains(resp, "Connection: close") || strings.Contains(resp, "Keep-Alive") {
 		t.Fatalf("forwarded POST: %q", resp)
 	}
 	if got.Get("X-Seen-Host") != "SVC.test:"+port || got.Get("X-Seen-URI") != "/p?q=1" || got.Get("Proxy-Authorization") != "" || got.Get("X-Drop") != "" || got.Get("X-Keep") != "1" {
