@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -428,4 +429,35 @@ func TestAllowlistWrap(t *testing.T) {
 	if b, _ := json.Marshal(rep); !strings.Contains(string(b), `"allow":["example.com:443","*.example.org:443","[::1]:80"],"proxy":"http://127.0.0.1:3128"`) {
 		t.Errorf("JSON: %s", b)
 	}
+}
+
+// TestAllowlistHelperFails checks that the proxy goroutine ends when the
+// helper fails before the handoff (here: the workspace vanished between
+// Wrap and Start, so the mounts fail).
+func TestAllowlistHelperFails(t *testing.T) {
+	requireSandbox(t)
+	w := newNetWorld(t)
+	ws := t.TempDir() + "/ws"
+	mustWrite(t, ws+"/f", "x", 0o644)
+	cmd := exec.Command("/bin/true")
+	cmd.Dir = ws
+	if _, err := Wrap(cmd, w.config(ws, "example.com:443")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(ws); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Start()
+	closeExtra(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != helperFailed {
+		t.Fatalf("helper exit %d (%v), want %d: %s", code, err, helperFailed, stderr.String())
+	}
+	t.Logf("helper: %s", strings.TrimSpace(stderr.String()))
+	w.waitStopped(t)
 }
