@@ -106,3 +106,28 @@ func TestShellSandboxLauncher(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestShellSandboxAllowlist runs a command of a Shell under the network
+// allowlist: it sees the proxy, and the trial Confine that shellcap.New
+// makes, never started, leaves no proxy behind (TestMain checks).
+func TestShellSandboxAllowlist(t *testing.T) {
+	if c := sandbox.Doctor(); !c.UserNamespaces || c.LandlockABI == 0 || !c.Seccomp {
+		t.Skipf("machine cannot enforce the full sandbox:\n%s", c.Text())
+	}
+	ws := t.TempDir()
+	cfg := sandbox.Config{Network: sandbox.NetworkAllowlist, Allow: []string{"example.com:443"}}
+	sh, err := shellcap.New(shellcap.Options{Workspace: ws, Sandbox: sandbox.Confiner(cfg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := sh.Run(ctx, shellcap.Request{Command: `echo "$HTTPS_PROXY"; getent hosts example.com || echo no dns`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stdout != "http://127.0.0.1:3128\nno dns\n" {
+		t.Fatalf("allowlist run:\n%s", res.Text())
+	}
+}

@@ -63,12 +63,13 @@
 //   - Private mounts: every mount read-only (this also stops chmod, utime
 //     and xattr changes outside the writable roots), a fresh /proc of the
 //     new pid namespace (host processes are invisible: kill, ptrace and
-//     /proc/PID access get ESRCH or ENOENT), a fresh read-only /sys without
-//     network, empty tmpfs on /tmp and /dev/shm, and on /run without
-//     network (hiding host unix sockets there). The writable roots (the
-//     workspace for WorkspaceWrite, ExtraWritable) are re-attached
-//     read-write; extra readable roots under the hidden directories are
-//     re-attached read-only.
+//     /proc/PID access get ESRCH or ENOENT), a fresh read-only /sys unless
+//     Network is NetworkFull, empty tmpfs on /tmp and /dev/shm, and on /run
+//     unless Network is NetworkFull (hiding host unix sockets there, such as
+//     a caching resolver's). The writable roots (the workspace for
+//     WorkspaceWrite, ExtraWritable) are re-attached read-write; extra
+//     readable roots under the hidden directories are re-attached
+//     read-only.
 //   - Protected paths in each writable root, to four directories deep:
 //     .git/hooks and .git/config of every repository (nested ones too; a
 //     missing hooks directory is created empty first), the directory
@@ -79,6 +80,9 @@
 //     is a mount point, so neither they nor their parents can be renamed,
 //     removed or replaced by a symlink (EBUSY). Other names are protected
 //     only when they exist as the command starts.
+//   - With NetworkAllowlist, lo up in the new network namespace and the
+//     proxy's listener on 127.0.0.1:3128 handed to Wrap's process (see
+//     Network allowlist below).
 //   - The given rlimits.
 //   - All capabilities dropped: bounding, ambient, permitted, effective and
 //     inheritable sets.
@@ -90,8 +94,9 @@
 //     roots, the private /tmp and /dev/shm and a few device files
 //     (/dev/null, /dev/zero, /dev/full, /dev/tty, /dev/ptmx, /dev/pts,
 //     /dev/random, /dev/urandom). TCP bind and connect are denied unless
-//     Network is NetworkFull. From ABI 6, signals and abstract unix sockets
-//     are scoped to the sandbox.
+//     Network is NetworkFull, except connect to the proxy's port with
+//     NetworkAllowlist. From ABI 6, signals and abstract unix sockets are
+//     scoped to the sandbox.
 //   - A seccomp filter: system calls of a foreign architecture kill the
 //     process, x32 calls get ENOSYS; io_uring_*, ptrace, process_vm_*,
 //     bpf, perf_event_open, userfaultfd, keyctl, add_key, request_key,
@@ -100,8 +105,9 @@
 //     kexec_*, *_module and open_by_handle_at get EPERM; clone with any
 //     namespace flag gets EPERM and clone3 ENOSYS (libc falls back to
 //     clone); ioctl TIOCSTI and TIOCLINUX (compared on 32 bits) get EPERM;
-//     socket and socketpair with AF_VSOCK get EPERM, and without network
-//     any family but AF_UNIX does.
+//     socket and socketpair with AF_VSOCK get EPERM, and with NetworkNone
+//     any family but AF_UNIX does (AF_INET and AF_INET6 are allowed with
+//     NetworkAllowlist, whose namespace has nothing else to reach).
 //   - Every descriptor but 0, 1 and 2 is closed at exec, so descriptors the
 //     host leaked are unusable.
 //   - The command runs in a new session (no controlling terminal).
@@ -115,6 +121,24 @@
 // every downgrade and whether another layer covers it. Without user
 // namespaces there are no private mounts and no protected paths: Landlock
 // and seccomp still confine writes, reads and the network.
+//
+// # Network allowlist
+//
+// With Network NetworkAllowlist and Allow rules such as "example.com:443"
+// or "*.githubusercontent.com:443", the command can reach the network only
+// through an HTTP proxy: the helper raises lo in the sandbox's empty network
+// namespace, listens on 127.0.0.1:3128 there and hands the listening socket
+// and a pidfd of itself to Wrap's process, which serves CONNECT host:port
+// and absolute-form http:// requests on it. HTTP_PROXY, HTTPS_PROXY,
+// ALL_PROXY and their lower-case twins point at the proxy; NO_PROXY is
+// empty. Each destination is checked against the rules before anything is
+// resolved: a destination not listed gets 403 and its name is never looked
+// up, an IP address matches only a rule with that address, and a wildcard
+// matches names strictly below its domain. Allowed names are resolved by
+// the host. There is no DNS inside: programs that ignore the proxy
+// variables get no network at all. The proxy stops, closing every tunnel,
+// when the sandbox's PID 1 exits. Without user namespaces Wrap refuses the
+// allowlist even with AllowDegraded.
 //
 // Not protected:
 //
@@ -132,4 +156,8 @@
 //   - Resource exhaustion beyond the given rlimits: no cgroups yet.
 //   - With NetworkFull: the whole network of the host, UDP and MPTCP
 //     included.
+//   - With NetworkAllowlist: whatever the allowed destinations accept
+//     (uploads to an allowed host, domain fronting through an allowed CDN),
+//     and whatever an allowed name resolves to on the host, private and
+//     link-local addresses included.
 package sandbox

@@ -45,6 +45,13 @@ func runHelper() error {
 			return err
 		}
 	}
+	if p.Network == NetworkAllowlist {
+		vars, err := startAllowlist(os.NewFile(controlFD, "control"))
+		if err != nil {
+			return err
+		}
+		p.Env = setEnv(p.Env, vars...)
+	}
 	if err := unix.Chdir(p.Dir); err != nil {
 		return fmt.Errorf("chdir %s: %w", p.Dir, err)
 	}

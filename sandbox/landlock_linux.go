@@ -56,7 +56,8 @@ type rulesetAttr struct {
 
 // applyLandlock restricts the calling thread (and what it execs) to the
 // policy's roots: all filesystem rights of the ABI are handled, TCP bind
-// and connect are denied unless the network is full, and on ABI 6 and later
+// and connect are denied unless the network is full (with the allowlist,
+// connect to the proxy's port stays allowed), and on ABI 6 and later
 // signals and abstract unix sockets are scoped to the sandbox.
 func applyLandlock(p *policy) error {
 	abi := p.LandlockABI
@@ -84,6 +85,11 @@ func applyLandlock(p *policy) error {
 	}
 	for _, w := range p.Writable {
 		if err := addPathRule(int(fd), w, attr.handledFS); err != nil {
+			return err
+		}
+	}
+	if p.Network == NetworkAllowlist && attr.handledNet != 0 {
+		if err := addPortRule(int(fd), proxyPort, unix.LANDLOCK_ACCESS_NET_CONNECT_TCP); err != nil {
 			return err
 		}
 	}
@@ -116,6 +122,26 @@ func addPathRule(ruleset int, path string, rights uint64) error {
 		uintptr(unsafe.Pointer(&rule)), 0, 0, 0)
 	if e != 0 {
 		return fmt.Errorf("landlock rule %s: %w", path, e)
+	}
+	return nil
+}
+
+// ruleNetPort is LANDLOCK_RULE_NET_PORT (ABI 4).
+const ruleNetPort = 2
+
+// netPortAttr is struct landlock_net_port_attr.
+type netPortAttr struct {
+	allowedAccess uint64
+	port          uint64
+}
+
+// addPortRule grants the TCP rights on port.
+func addPortRule(ruleset int, port int, rights uint64) error {
+	rule := netPortAttr{allowedAccess: rights, port: uint64(port)}
+	_, _, e := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), ruleNetPort,
+		uintptr(unsafe.Pointer(&rule)), 0, 0, 0)
+	if e != 0 {
+		return fmt.Errorf("landlock rule for port %d: %w", port, e)
 	}
 	return nil
 }

@@ -157,13 +157,24 @@ func startLauncher(cfg Config) (*launcherProc, *Report, error) {
 		unix.Close(pair[0])
 		return nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
+	files := []*os.File{pr, remote}
+	if pol.Network == NetworkAllowlist {
+		// The proxy serves until the launcher, whose pidfd it gets, exits.
+		proxyCtl, err := startProxy(pol.allow)
+		if err != nil {
+			unix.Close(pair[0])
+			return nil, nil, err
+		}
+		defer proxyCtl.Close()
+		files = append(files, proxyCtl)
+	}
 	cmd := &exec.Cmd{
 		Path:       self,
 		Args:       []string{"shellcap-sandbox-launcher", reexec.Marker, launcherEntry},
 		Env:        []string{},
 		Dir:        "/",
 		Stderr:     os.Stderr,
-		ExtraFiles: []*os.File{pr, remote},
+		ExtraFiles: files,
 	}
 	cmd.SysProcAttr = helperAttr(nil, pol)
 	// The launcher's commands share a pid namespace that the launcher

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"strconv"
@@ -37,18 +36,22 @@ func launchIn(t *testing.T, l *Launcher, ws, script string, env ...string) outco
 		t.Fatalf("Start: %v", err)
 	}
 	var out, errb bytes.Buffer
-	done := make(chan struct{})
-	go func() { out.ReadFrom(outR); close(done) }()
-	errb.ReadFrom(errR)
+	done := make(chan struct{}, 2)
+	go func() { out.ReadFrom(outR); done <- struct{}{} }()
+	go func() { errb.ReadFrom(errR); done <- struct{}{} }()
+	// Unlike a one-shot sandbox, the launcher's pid namespace outlives the
+	// command: what it left in the background may hold the pipes open.
+	st, err := p.Wait()
+	if err != nil {
+		t.Fatalf("wait: %v", err)
+	}
+	deadline := time.Now().Add(time.Second)
+	outR.SetReadDeadline(deadline)
+	errR.SetReadDeadline(deadline)
+	<-done
 	<-done
 	outR.Close()
 	errR.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	st, err := p.Wait()
-	if err != nil || ctx.Err() != nil {
-		t.Fatalf("wait: %v", err)
-	}
 	return outcome{code: st.ExitCode(), stdout: out.String(), stderr: errb.String()}
 }
 

@@ -36,10 +36,12 @@ func init() {
 	reexec.Register(initEntry, initMain)
 }
 
-// Descriptors of the launcher: the policy pipe and the control socket.
+// Descriptors of the launcher: the policy pipe, the control socket and,
+// with the network allowlist, the socket the proxy listener is handed over.
 const (
 	launcherPolicyFD = 3
 	launcherCtlFD    = 4
+	launcherProxyFD  = 5
 )
 
 // Descriptors of the init: where it reports readiness, and a pipe whose
@@ -89,10 +91,16 @@ func runLauncher() error {
 	if err != nil {
 		return err
 	}
+	var proxyEnv []string
 	if p.Mounts {
 		p.ProcByInit = true
 		if err := setupMounts(p); err != nil {
 			return err
+		}
+		if p.Network == NetworkAllowlist {
+			if proxyEnv, err = startAllowlist(os.NewFile(launcherProxyFD, "proxy-control")); err != nil {
+				return err
+			}
 		}
 		if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
 			return fmt.Errorf("new pid namespace: %w", err)
@@ -113,6 +121,7 @@ func runLauncher() error {
 		if err != nil {
 			return nil // the host closed the socket or sent garbage: stop
 		}
+		req.Env = setEnv(req.Env, proxyEnv...)
 		pidfd, err := launch(&req, fds)
 		closeFDs(fds)
 		rep := launchReply{}

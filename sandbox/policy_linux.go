@@ -28,6 +28,10 @@ type policy struct {
 	// namespace: only a process inside that namespace can mount its procfs.
 	ProcByInit bool `json:"proc_by_init,omitempty"`
 
+	// allow is the parsed Config.Allow. It stays in Wrap's process, where
+	// the proxy enforces it; the helper never sees it.
+	allow allowlist
+
 	Rlimits     []Rlimit `json:"rlimits"`
 	DropCaps    bool     `json:"drop_caps"`
 	LandlockABI int      `json:"landlock_abi"`

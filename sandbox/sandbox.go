@@ -34,8 +34,14 @@ const (
 	NetworkNone Network = "none"
 	// NetworkFull keeps the host network (AF_VSOCK stays denied).
 	NetworkFull Network = "full"
-	// NetworkAllowlist is reserved for a host:port allowlist enforced by a
-	// proxy; Wrap rejects it for now.
+	// NetworkAllowlist gives the command an empty network namespace too,
+	// where only lo is up and an HTTP proxy listens on 127.0.0.1:3128
+	// (HTTP_PROXY, HTTPS_PROXY and ALL_PROXY say so). The proxy runs in
+	// Wrap's process and connects only to the destinations Config.Allow
+	// lists; it resolves names on the host and never resolves a name that
+	// is not listed. It needs user namespaces: Wrap refuses it without
+	// them, even with AllowDegraded, rather than run with no network or
+	// the full network instead.
 	NetworkAllowlist Network = "allowlist"
 )
 
@@ -66,6 +72,16 @@ type Config struct {
 	ExtraReadable []string
 	// Network is the network access; zero means NetworkNone.
 	Network Network
+	// Allow lists the destinations the NetworkAllowlist proxy connects
+	// to, as "host:port": "example.com:443" (exactly that name,
+	// case-insensitive), "*.example.com:443" (any name below
+	// example.com, but neither example.com itself nor
+	// evil-example.com), "192.0.2.7:80" or "[2001:db8::7]:80" (an IP
+	// address, matched only by that literal address). The port is
+	// mandatory. Wrap fails with a *RuleError on an invalid entry, and
+	// when Allow is set with another Network. Empty with NetworkAllowlist
+	// means the proxy refuses every destination.
+	Allow []string
 	// Rlimits are set in the helper, in order, before the command starts.
 	Rlimits []Rlimit
 	// AllowDegraded lets Wrap run with a layer this machine cannot enforce
@@ -120,6 +136,10 @@ type Report struct {
 	Readable []string `json:"readable,omitempty"`
 	// Downgrades lists what is missing and why.
 	Downgrades []Downgrade `json:"downgrades,omitempty"`
+	// Allow and Proxy are set with NetworkAllowlist: the rules in
+	// canonical form, and the proxy's URL inside the sandbox.
+	Allow []string `json:"allow,omitempty"`
+	Proxy string   `json:"proxy,omitempty"`
 }
 
 // Text renders the report for people and models, one fact per line.
@@ -129,6 +149,13 @@ func (r *Report) Text() string {
 	fmt.Fprintf(&b, "layers: %s\n", strings.Join(r.Layers, ", "))
 	if len(r.Namespaces) > 0 {
 		fmt.Fprintf(&b, "namespaces: %s\n", strings.Join(r.Namespaces, ", "))
+	}
+	if r.Network == NetworkAllowlist {
+		allow := strings.Join(r.Allow, ", ")
+		if allow == "" {
+			allow = "nothing"
+		}
+		fmt.Fprintf(&b, "network only through the proxy %s, to: %s\n", r.Proxy, allow)
 	}
 	if r.LandlockABI > 0 {
 		fmt.Fprintf(&b, "landlock ABI %d\n", r.LandlockABI)
@@ -219,10 +246,21 @@ func (c *Config) network() (Network, error) {
 	switch c.Network {
 	case "", NetworkNone:
 		return NetworkNone, nil
-	case NetworkFull:
-		return NetworkFull, nil
-	case NetworkAllowlist:
-		return "", errors.New("sandbox: network allowlist not implemented yet")
+	case NetworkFull, NetworkAllowlist:
+		return c.Network, nil
 	}
 	return "", fmt.Errorf("sandbox: unknown network %q", c.Network)
+}
+
+// allowlist parses Allow for the effective network n, and returns the
+// rules in canonical form too. Allow must be empty unless n is
+// NetworkAllowlist.
+func (c *Config) allowlist(n Network) (allowlist, []string, error) {
+	if n != NetworkAllowlist {
+		if len(c.Allow) > 0 {
+			return nil, nil, fmt.Errorf("sandbox: Allow needs Network %q, not %q", NetworkAllowlist, n)
+		}
+		return nil, nil, nil
+	}
+	return parseAllowlist(c.Allow)
 }

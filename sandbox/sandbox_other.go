@@ -14,7 +14,11 @@ func Wrap(cmd *exec.Cmd, cfg Config) (*Report, error) {
 	if _, err := cfg.profile(); err != nil {
 		return nil, err
 	}
-	if _, err := cfg.network(); err != nil {
+	n, err := cfg.network()
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := cfg.allowlist(n); err != nil {
 		return nil, err
 	}
 	return nil, ErrUnsupported

@@ -66,7 +66,8 @@ func ifSyscall(nr uint32, body ...unix.SockFilter) []unix.SockFilter {
 // calls get ENOSYS, the denied calls EPERM, clone with namespace flags
 // EPERM, clone3 ENOSYS (so libc falls back to clone, whose flags can be
 // checked), TIOCSTI and TIOCLINUX EPERM, AF_VSOCK sockets EPERM and, without
-// network, every socket family but AF_UNIX EPERM.
+// network, every socket family but AF_UNIX EPERM; with the allowlist,
+// AF_INET and AF_INET6 are allowed too.
 func seccompProgram(netw Network) []unix.SockFilter {
 	p := []unix.SockFilter{
 		loadAbs(offArch),
@@ -93,13 +94,23 @@ func seccompProgram(netw Network) []unix.SockFilter {
 		ret(retAllow),
 		ret(retEPERM))...)
 	for _, nr := range []uint32{unix.SYS_SOCKET, unix.SYS_SOCKETPAIR} {
-		if netw == NetworkFull {
+		switch netw {
+		case NetworkFull:
 			p = append(p, ifSyscall(nr,
 				loadAbs(offArg0),
 				jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_VSOCK, 0, 1),
 				ret(retEPERM),
 				ret(retAllow))...)
-		} else {
+		case NetworkAllowlist:
+			// The namespace has only lo, where only the proxy listens.
+			p = append(p, ifSyscall(nr,
+				loadAbs(offArg0),
+				jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_UNIX, 3, 0),
+				jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_INET, 2, 0),
+				jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_INET6, 1, 0),
+				ret(retEPERM),
+				ret(retAllow))...)
+		default:
 			p = append(p, ifSyscall(nr,
 				loadAbs(offArg0),
 				jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_UNIX, 0, 1),

@@ -43,8 +43,8 @@ func TestSeccompProgram(t *testing.T) {
 	if auditArch == 0 {
 		t.Skip("no filter for this architecture")
 	}
-	none, full := seccompProgram(NetworkNone), seccompProgram(NetworkFull)
-	if len(none) > 4096 || len(full) > 4096 {
+	none, full, allow := seccompProgram(NetworkNone), seccompProgram(NetworkFull), seccompProgram(NetworkAllowlist)
+	if len(none) > 4096 || len(full) > 4096 || len(allow) > 4096 {
 		t.Fatal("filter too long")
 	}
 	cases := []struct {
@@ -72,6 +72,14 @@ func TestSeccompProgram(t *testing.T) {
 		{"socket inet allowed with full network", full, auditArch, unix.SYS_SOCKET, []uint64{unix.AF_INET}, retAllow},
 		{"socket vsock denied with full network", full, auditArch, unix.SYS_SOCKET, []uint64{unix.AF_VSOCK}, retEPERM},
 		{"socketpair inet denied", none, auditArch, unix.SYS_SOCKETPAIR, []uint64{unix.AF_INET}, retEPERM},
+		{"socket unix allowed with allowlist", allow, auditArch, unix.SYS_SOCKET, []uint64{unix.AF_UNIX}, retAllow},
+		{"socket inet allowed with allowlist", allow, auditArch, unix.SYS_SOCKET, []uint64{unix.AF_INET}, retAllow},
+		{"socket inet6 allowed with allowlist", allow, auditArch, unix.SYS_SOCKET, []uint64{unix.AF_INET6}, retAllow},
+		{"socket vsock denied with allowlist", allow, auditArch, unix.SYS_SOCKET, []uint64{unix.AF_VSOCK}, retEPERM},
+		{"socket netlink denied with allowlist", allow, auditArch, unix.SYS_SOCKET, []uint64{unix.AF_NETLINK}, retEPERM},
+		{"socket packet denied with allowlist", allow, auditArch, unix.SYS_SOCKET, []uint64{unix.AF_PACKET}, retEPERM},
+		{"socketpair unix allowed with allowlist", allow, auditArch, unix.SYS_SOCKETPAIR, []uint64{unix.AF_UNIX}, retAllow},
+		{"ptrace denied with allowlist", allow, auditArch, unix.SYS_PTRACE, nil, retEPERM},
 	}
 	if x32Bit != 0 {
 		cases = append(cases, struct {

@@ -38,6 +38,14 @@ const maxPolicy = 1 << 20
 // and names the layer. Wrap puts the policy in a pipe that cmd inherits as
 // ExtraFiles[0]; the parent's copy is closed when the *os.File is garbage
 // collected, or by the caller after Start.
+//
+// With NetworkAllowlist, cmd also inherits one end of a control socket as
+// ExtraFiles[1], and Wrap starts a goroutine that waits on the other end
+// for the helper's proxy listener, then serves the proxy until the
+// sandbox's PID 1 exits. The goroutine ends without serving when the
+// helper closes its end without sending, so the caller must close the
+// ExtraFiles after Start (or after deciding not to start cmd), as for the
+// policy pipe.
 func Wrap(cmd *exec.Cmd, cfg Config) (*Report, error) {
 	if cmd == nil || cmd.Process != nil {
 		return nil, errors.New("sandbox: Wrap needs a prepared, unstarted command")
@@ -64,11 +72,20 @@ func Wrap(cmd *exec.Cmd, cfg Config) (*Report, error) {
 		r.Close()
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
+	files := []*os.File{r}
+	if pol.Network == NetworkAllowlist {
+		ctl, err := startProxy(pol.allow)
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		files = append(files, ctl)
+	}
 	cmd.Path = self
 	cmd.Args = []string{"shellcap-sandbox", reexec.Marker, helperEntry}
 	cmd.Env = []string{}
 	cmd.Dir = "/"
-	cmd.ExtraFiles = []*os.File{r}
+	cmd.ExtraFiles = files
 	cmd.SysProcAttr = helperAttr(cmd.SysProcAttr, pol)
 	return rep, nil
 }
@@ -128,6 +145,10 @@ func helperAttr(orig *syscall.SysProcAttr, pol *policy) *syscall.SysProcAttr {
 	// Capabilities in the new user namespace vanish at the helper's execve
 	// unless the helper's uid is 0 there; ambient ones survive it.
 	sp.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+	if pol.Network == NetworkAllowlist {
+		// To raise lo in the new network namespace.
+		sp.AmbientCaps = append(sp.AmbientCaps, unix.CAP_NET_ADMIN)
+	}
 	return sp
 }
 
@@ -151,6 +172,10 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 	if err != nil {
 		return nil, nil, err
 	}
+	allow, allowText, err := cfg.allowlist(netw)
+	if err != nil {
+		return nil, nil, err
+	}
 	dir := cmd.Dir
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {
@@ -168,8 +193,21 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 	pol := &policy{
 		Path: cmd.Path, Args: args, Env: env, Dir: dir,
 		Profile: prof, Network: netw, Rlimits: cfg.Rlimits,
+		allow: allow,
 	}
 	rep := &Report{Profile: prof, Network: netw}
+	if netw == NetworkAllowlist {
+		// Without a network namespace of its own the allowlist cannot be
+		// built, and silently running with no network or the whole
+		// network instead would be a lie: refuse even when degrading.
+		if prof == FullAccess {
+			return nil, nil, errors.New("sandbox: the network allowlist needs a confined profile, not full-access")
+		}
+		if !caps.UserNamespaces {
+			return nil, nil, fmt.Errorf("%w: network allowlist needs user namespaces for a private network namespace (%s); it is refused even with AllowDegraded", ErrDegraded, caps.UserNamespacesError)
+		}
+		rep.Allow, rep.Proxy = allowText, proxyURL
+	}
 	rep.Layers = append(rep.Layers, LayerSession)
 	if prof == FullAccess {
 		if len(cfg.Rlimits) > 0 {
@@ -218,7 +256,7 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 	pol.Readable = append(pol.Readable, extraR...)
 	if pol.Mounts {
 		pol.Writable = append(pol.Writable, privateDirs...)
-		pol.MaskRun = netw == NetworkNone
+		pol.MaskRun = netw != NetworkFull
 	}
 	pol.Writable = append(pol.Writable, deviceWritable...)
 	pol.Readable = append(pol.Readable, systemReadable...)
@@ -228,7 +266,7 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 	rep.Layers = append(rep.Layers, LayerNamespaces, LayerMounts, LayerProtected)
 	if pol.Mounts {
 		rep.Namespaces = []string{"user", "mount", "pid", "ipc", "uts"}
-		if netw == NetworkNone {
+		if netw != NetworkFull {
 			rep.Namespaces = append(rep.Namespaces, "net")
 		}
 	} else {
@@ -261,6 +299,10 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 				d.Covered = "net namespace and seccomp socket filter"
 			}
 			degrade(d)
+		}
+		if pol.LandlockABI < 4 && netw == NetworkAllowlist {
+			degrade(Downgrade{Layer: "landlock-tcp", Reason: fmt.Sprintf("TCP rules need ABI 4, have %d", pol.LandlockABI),
+				Covered: "net namespace (only lo, where only the proxy listens)"})
 		}
 	}
 	pol.Seccomp = caps.Seccomp
