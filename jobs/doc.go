@@ -39,7 +39,21 @@
 // with one combined log, waited on in the foreground for up to 270 s, with
 // the handles (PID, the kill command for the whole tree, log and status
 // paths) in the result. [Manager.Run] is gptme's promotion: a command that
-// outlives its foreground timeout becomes a background job.
+// outlives its foreground timeout becomes a background job; it takes the
+// request's Stdin and passes output to OnOutput while it waits.
+//
+// # Sandbox
+//
+// With [Options.Sandbox] set, every job's whole shell runs inside the Linux
+// sandbox of package sandbox, with the workspace as its workspace: the
+// supervisor wraps the command with sandbox.Wrap before it starts it, and
+// stays outside, writing the logs and the status file. The job's shell is
+// PID 1 of its own pid namespace under a small POSIX init script that
+// forwards SIGTERM, SIGINT and SIGHUP (the kernel drops signals PID 1 does
+// not catch), so Stop and timeouts end it with 143 as without the sandbox,
+// and when it exits the kernel kills whatever it left in the namespace.
+// The status file, Check, Wait, Stop and Start results carry the sandbox's
+// report; Start's text adds "[sandbox: PROFILE, network NETWORK]".
 //
 // # Security
 //
@@ -55,11 +69,15 @@
 // are all gone is reported finished with an unknown exit code and nothing
 // is signalled.
 //
-// The state directory is inside the workspace, so commands the model runs
-// can rewrite a status file, for example to point Stop at another of the
-// user's processes. That grants nothing a command cannot do directly
-// (kill(1) runs with the same rights), but hosts that run commands in a
-// sandbox should keep .shellcap out of the sandbox's writable paths.
+// The state directory is inside the workspace, so unconfined commands the
+// model runs can rewrite a status file, for example to point Stop at
+// another of the user's processes. That grants nothing a command cannot do
+// directly (kill(1) runs with the same rights). Sandboxed jobs cannot:
+// .shellcap is a protected, read-only path in the sandbox's workspace, and
+// the job's stdin reaches it through a pipe, not the FIFO in its state
+// directory. A Shell's own Options.Sandbox does not confine jobs: set
+// Options.Sandbox of the Manager too (the shellcap command does both with
+// --sandbox).
 //
 // When a job's command exits, the supervisor stops whatever the command
 // left running in its process group, so a finished job leaves no process

@@ -24,9 +24,36 @@ import (
 // Manager in this process.
 func TestJobSurvivesHostRestart(t *testing.T) {
 	ws := t.TempDir()
+	id := startInHost(t, ws, false)
+	m := managerOn(t, newShell(t, ws), jobs.Options{})
+	c := waitOutput(t, m, id, "host-started")
+	if c.Status != jobs.StatusRunning {
+		t.Fatalf("after the host died, Check = %q", c.Text())
+	}
+	l, err := m.List(ctxFor(t))
+	if err != nil || len(l.Jobs) != 1 || l.Jobs[0].ID != id {
+		t.Fatalf("List after restart = %q, %v", l.Text(), err)
+	}
+	s, err := m.Stop(ctxFor(t), id, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[stdout]\nhost-started\n\n[stopped]\n[exit code: 143]"; s.Text() != want {
+		t.Fatalf("Stop after restart = %q, want %q", s.Text(), want)
+	}
+}
+
+// startInHost starts "echo host-started; sleep 300" as a job from a
+// separate host process (with the default sandbox when sandboxed), kills
+// that host with SIGKILL and returns the job's ID.
+func startInHost(t *testing.T, ws string, sandboxed bool) string {
+	t.Helper()
 	_, markValue, _ := strings.Cut(testMark, "=")
 	host := exec.Command(os.Args[0], "-test.run=^$")
 	host.Env = append(os.Environ(), helperEnv+"=host", "SCTEST_JOBS_WS="+ws, "SCTEST_JOBS_MARKV="+markValue)
+	if sandboxed {
+		host.Env = append(host.Env, "SCTEST_JOBS_SANDBOX=1")
+	}
 	out, err := host.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -60,23 +87,7 @@ func TestJobSurvivesHostRestart(t *testing.T) {
 	}
 	_ = host.Wait()
 	reader.Wait()
-
-	m := managerOn(t, newShell(t, ws), jobs.Options{})
-	c := waitOutput(t, m, id, "host-started")
-	if c.Status != jobs.StatusRunning {
-		t.Fatalf("after the host died, Check = %q", c.Text())
-	}
-	l, err := m.List(ctxFor(t))
-	if err != nil || len(l.Jobs) != 1 || l.Jobs[0].ID != id {
-		t.Fatalf("List after restart = %q, %v", l.Text(), err)
-	}
-	s, err := m.Stop(ctxFor(t), id, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "[stdout]\nhost-started\n\n[stopped]\n[exit code: 143]"; s.Text() != want {
-		t.Fatalf("Stop after restart = %q, want %q", s.Text(), want)
-	}
+	return id
 }
 
 // TestStaleIDAfterPIDReuse makes a job's recorded processes belong to a

@@ -15,6 +15,7 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/reexec"
+	"github.com/shellcap/shellcap/sandbox"
 )
 
 // launchTimeout bounds how long Start waits for the supervisor to report
@@ -73,6 +74,7 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 		MaxLogBytes: m.opts.MaxLogBytes,
 		GraceMS:     m.opts.KillGrace.Milliseconds(),
 		TimeoutMS:   cfg.timeout.Milliseconds(),
+		Sandbox:     m.sandboxConfig(),
 	}, cmd.Env)
 	if err != nil {
 		m.forget(j)
@@ -83,6 +85,17 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 	j.st = st
 	j.mu.Unlock()
 	return startOutcome{job: j, st: st}, nil
+}
+
+// sandboxConfig is the sandbox for one job, with the workspace filled in;
+// nil without one.
+func (m *Manager) sandboxConfig() *sandbox.Config {
+	if m.opts.Sandbox == nil {
+		return nil
+	}
+	c := *m.opts.Sandbox
+	c.Workspace = m.sh.Workspace()
+	return &c
 }
 
 // reserve takes a slot under MaxJobs and a fresh ID, or says why not.

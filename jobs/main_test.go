@@ -13,6 +13,7 @@ import (
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/leaktest"
 	"github.com/shellcap/shellcap/jobs"
+	"github.com/shellcap/shellcap/sandbox"
 )
 
 // testMark is put into the environment of every job (and so of every
@@ -31,14 +32,19 @@ func TestMain(m *testing.M) {
 }
 
 // hostHelper plays a host process: it starts a job in the workspace named
-// by SCTEST_JOBS_WS, prints its ID and waits to be killed.
+// by SCTEST_JOBS_WS (sandboxed when SCTEST_JOBS_SANDBOX is set), prints
+// its ID and waits to be killed.
 func hostHelper() int {
 	sh, err := shellcap.New(shellcap.Options{Workspace: os.Getenv("SCTEST_JOBS_WS"), Env: markEnv(os.Getenv("SCTEST_JOBS_MARKV"))})
 	if err != nil {
 		fmt.Println("error:", err)
 		return 1
 	}
-	m, err := jobs.New(sh, jobs.Options{})
+	var opts jobs.Options
+	if os.Getenv("SCTEST_JOBS_SANDBOX") != "" {
+		opts.Sandbox = &sandbox.Config{}
+	}
+	m, err := jobs.New(sh, opts)
 	if err != nil {
 		fmt.Println("error:", err)
 		return 1

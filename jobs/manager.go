@@ -36,6 +36,7 @@ type Manager struct {
 	jobs     map[string]*job
 	children map[int]string // supervisors this process started and must reap: PID -> job dir
 	subs     map[int]func(Event)
+	feeds    map[*stdinFeed]struct{} // Run's stdin copies still going
 	nextSub  int
 	closed   bool
 	lastGC   time.Time
@@ -61,6 +62,8 @@ type job struct {
 	// quiet suppresses the finished event of a job whose end is reported
 	// directly (Run in the foreground).
 	quiet atomic.Bool
+	// fed marks a job whose stdin this Manager copies from a Run request.
+	fed atomic.Bool
 }
 
 // New returns a Manager for sh's workspace. It adopts the jobs already
@@ -77,6 +80,11 @@ func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
 	if err := o.fill(); err != nil {
 		return nil, err
 	}
+	if o.Sandbox != nil {
+		if err := checkSandbox(*o.Sandbox, sh.Workspace()); err != nil {
+			return nil, err
+		}
+	}
 	m := &Manager{
 		sh:          sh,
 		opts:        o,
@@ -84,6 +92,7 @@ func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
 		jobs:        map[string]*job{},
 		children:    map[int]string{},
 		subs:        map[int]func(Event){},
+		feeds:       map[*stdinFeed]struct{}{},
 		quit:        make(chan struct{}),
 		watcherDone: make(chan struct{}),
 	}
@@ -93,7 +102,10 @@ func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
 }
 
 // Close stops watching jobs. Jobs keep running; a later Manager on the same
-// workspace finds them. It is safe to call more than once.
+// workspace finds them. It also stops copying the Request.Stdin of
+// promoted Run commands (their stdin stays open, without end-of-file),
+// waiting up to a second for copies blocked in the reader's Read. It is
+// safe to call more than once.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	if m.closed {
@@ -104,6 +116,7 @@ func (m *Manager) Close() error {
 	m.mu.Unlock()
 	close(m.quit)
 	<-m.watcherDone
+	m.stopFeeds()
 	// Reap supervisors that are just exiting; those still running are
 	// reaped by whoever inherits them once this process exits.
 	m.reap()

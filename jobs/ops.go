@@ -44,6 +44,7 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*StartResult, er
 	res := &StartResult{Command: req.Command, Error: out.refusal, maxChars: m.opts.MaxOutputChars}
 	if out.job != nil {
 		res.ID, res.PID, res.PGID, res.Dir = out.job.id, out.st.PID, out.st.PGID, out.job.dir
+		res.Sandbox = out.st.Sandbox
 	}
 	return res, nil
 }
@@ -96,7 +97,7 @@ func (m *Manager) Wait(ctx context.Context, id string, timeout time.Duration) (*
 	if j == nil {
 		return m.unknown(id), nil
 	}
-	st, waitTimedOut, err := m.waitFinished(ctx, j, timeout)
+	st, waitTimedOut, err := m.waitFinished(ctx, j, timeout, nil)
 	if err != nil {
 		return m.unknown(id), nil
 	}
@@ -105,13 +106,22 @@ func (m *Manager) Wait(ctx context.Context, id string, timeout time.Duration) (*
 	return res, nil
 }
 
-// waitFinished polls j until it finishes or timeout or ctx ends.
-func (m *Manager) waitFinished(ctx context.Context, j *job, timeout time.Duration) (*status, bool, error) {
+// waitFinished polls j until it finishes or timeout or ctx ends. After
+// each look at the status it calls polled, when set, from this goroutine;
+// a status seen finished means the logs are complete.
+func (m *Manager) waitFinished(ctx context.Context, j *job, timeout time.Duration, polled func()) (*status, bool, error) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	poll := 5 * time.Millisecond
-	for {
+	look := func() (*status, error) {
 		st, _, err := m.refresh(j)
+		if polled != nil {
+			polled()
+		}
+		return st, err
+	}
+	for {
+		st, err := look()
 		if err != nil || st.finished() {
 			return st, false, err
 		}
@@ -120,7 +130,7 @@ func (m *Manager) waitFinished(ctx context.Context, j *job, timeout time.Duratio
 		case <-ctx.Done():
 			return st, true, nil
 		case <-timer.C:
-			st, _, err := m.refresh(j)
+			st, err := look()
 			return st, err == nil && !st.finished(), err
 		case <-time.After(poll):
 			poll = min(2*poll, 100*time.Millisecond)
@@ -153,6 +163,8 @@ func (m *Manager) Input(ctx context.Context, id, text string, eof bool) (*InputR
 		res.Error = "[Error: command ID " + q + " has finished; it reads no more input]"
 	case st.StdinClosed:
 		res.Error = "[Error: the stdin of command ID " + q + " is already closed]"
+	case j.fed.Load():
+		res.Error = "[Error: the stdin of command ID " + q + " comes from its run request; it takes no other input]"
 	}
 	if res.Error != "" {
 		return res, nil
@@ -341,7 +353,7 @@ func (m *Manager) report(j *job, st *status, newOnly bool) *JobResult {
 	res := &JobResult{
 		ID: j.id, Command: st.Command, Status: StatusRunning, ExitCode: st.ExitCode, Signal: st.Signal,
 		NewOnly: newOnly, TimedOut: st.TimedOut, SupervisorLost: st.SupervisorLost, Dir: j.dir,
-		maxChars: m.opts.MaxOutputChars,
+		Sandbox: st.Sandbox, maxChars: m.opts.MaxOutputChars,
 	}
 	if st.finished() {
 		res.Status = StatusFinished

@@ -2,9 +2,11 @@ package jobs
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/sandbox"
 )
 
 // Defaults used when the matching [Options] field is zero.
@@ -62,9 +64,27 @@ type Options struct {
 	// KeepANSI keeps ANSI escape sequences in what the model reads. Zero
 	// (false) strips them.
 	KeepANSI bool
+
+	// Sandbox, when set, runs every job's whole shell inside the Linux
+	// sandbox it describes (see package sandbox), with the Shell's
+	// workspace as its Workspace (the field's own value is ignored). The
+	// supervisor stays outside: it writes the logs and the status file,
+	// which the job cannot touch (.shellcap is a protected path), and the
+	// status records what the sandbox enforces. New fails when this machine
+	// cannot provide the sandbox (errors.Is(err, sandbox.ErrDegraded) for a
+	// missing layer, unless AllowDegraded). Nil runs jobs unconfined, even
+	// when the Shell itself has a Sandbox: set both.
+	Sandbox *sandbox.Config
 }
 
 func (o *Options) fill() error {
+	if o.Sandbox != nil {
+		c := *o.Sandbox // the caller's Config stays theirs
+		c.ExtraWritable = slices.Clone(c.ExtraWritable)
+		c.ExtraReadable = slices.Clone(c.ExtraReadable)
+		c.Rlimits = slices.Clone(c.Rlimits)
+		o.Sandbox = &c
+	}
 	if o.MaxJobs < 0 {
 		return fmt.Errorf("jobs: option MaxJobs: must not be negative (got %d)", o.MaxJobs)
 	}

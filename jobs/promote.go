@@ -10,6 +10,7 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/textfmt"
+	"github.com/shellcap/shellcap/sandbox"
 )
 
 // RunResult is the outcome of [Manager.Run]: the command's Result when it
@@ -27,6 +28,9 @@ type RunResult struct {
 	// Stdout and Stderr are the output so far of a promoted command.
 	Stdout string `json:"stdout,omitempty"`
 	Stderr string `json:"stderr,omitempty"`
+	// Sandbox is what the sandbox enforces for a promoted command
+	// (Options.Sandbox); a finished one has it in Result.Sandbox.
+	Sandbox *sandbox.Report `json:"sandbox,omitempty"`
 
 	maxChars int
 }
@@ -59,18 +63,30 @@ func (r *RunResult) Text() string {
 // for timeout to report). A zero foreground waits for the command to end.
 //
 // req.Timeout, when set, is the job's own time limit, enforced even after
-// promotion; zero means none. req.Stdin must be nil and req.OnOutput is
-// not called; Options.PersistCwd of the Shell does not apply.
+// promotion; zero means none. Options.PersistCwd of the Shell does not
+// apply.
+//
+// req.Stdin, when set, is copied into the job's stdin (a pipe, as with
+// StartRequest.Stdin), followed by end-of-file when the reader ends. The
+// copy runs in this process and outlives a promotion, until the reader
+// ends, the job ends or [Manager.Close]; if this process dies first, the
+// job's stdin stays open without end-of-file (Stop still ends the job).
+// The job takes no Input meanwhile. A reader whose Read blocks holds one
+// goroutine until it returns, as with os/exec.
+//
+// req.OnOutput, when set, receives the job's stdout and stderr as they
+// reach its logs, each stream in order, while Run waits in the foreground;
+// it is called from Run's goroutine, never after Run returns (a promoted
+// command's later output is for Check). Output beyond half of
+// Options.MaxLogBytes between two looks (a tenth of a second at most) is
+// not passed on.
 func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time.Duration) (*RunResult, error) {
-	if req.Stdin != nil {
-		return nil, errors.New("jobs: Run does not take Request.Stdin")
-	}
 	if req.Timeout < 0 || foreground < 0 {
 		return nil, errors.New("jobs: Run: negative timeout")
 	}
 	res := &RunResult{maxChars: m.opts.MaxOutputChars}
 	began := time.Now()
-	out, err := m.start(ctx, startConfig{command: req.Command, dir: req.Dir, env: req.Env, timeout: req.Timeout})
+	out, err := m.start(ctx, startConfig{command: req.Command, dir: req.Dir, env: req.Env, timeout: req.Timeout, stdin: req.Stdin != nil})
 	if err != nil {
 		return nil, err
 	}
@@ -83,6 +99,11 @@ func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time
 	}
 	j := out.job
 	j.quiet.Store(true) // finished in the foreground, the result says so
+	var feed *stdinFeed
+	if req.Stdin != nil {
+		feed = m.feedStdin(j, req.Stdin)
+	}
+	follow := newLogFollower(j.dir, req.OnOutput, m.opts.MaxLogBytes)
 	wait := foreground
 	if n, ok := timeoutPrefix(req.Command); ok && foreground > 0 {
 		wait = max(wait, n+time.Second)
@@ -90,13 +111,15 @@ func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time
 	if wait == 0 {
 		wait = MaxWait * 1000 // the job ends by itself, by its timeout or by ctx
 	}
-	st, timedOut, err := m.waitFinished(ctx, j, wait)
+	st, timedOut, err := m.waitFinished(ctx, j, wait, follow.forward)
 	if err != nil {
+		feed.stop(feedDrain)
 		return nil, err
 	}
 	res.After = time.Since(began)
 	if ctx.Err() != nil {
 		stopped, err := m.Stop(context.WithoutCancel(ctx), j.id, false)
+		feed.stop(feedDrain)
 		if err != nil {
 			return nil, err
 		}
@@ -108,9 +131,10 @@ func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time
 	if timedOut && !st.finished() {
 		j.quiet.Store(false)         // the model should hear when it ends
 		rep := m.report(j, st, true) // marks what the model saw for new_only
-		res.Promoted, res.ID, res.Stdout, res.Stderr = true, j.id, rep.Stdout, rep.Stderr
-		return res, nil
+		res.Promoted, res.ID, res.Stdout, res.Stderr, res.Sandbox = true, j.id, rep.Stdout, rep.Stderr, st.Sandbox
+		return res, nil // the stdin feed, if any, goes on
 	}
+	feed.stop(feedDrain) // the job is gone: nothing reads any more
 	rep := m.report(j, st, false)
 	res.Result = m.runResult(req, rep, res.After)
 	if rep.StdoutOmitted > 0 || rep.StderrOmitted > 0 {
@@ -155,6 +179,7 @@ func (m *Manager) runResult(req shellcap.Request, rep *JobResult, took time.Dura
 	if rep.SupervisorLost {
 		r.Notes = append(r.Notes, "The job's supervisor was lost; the exit code is unknown.")
 	}
+	r.Sandbox = enforcement(rep.Sandbox)
 	return r
 }
 

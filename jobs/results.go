@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap/internal/textfmt"
+	"github.com/shellcap/shellcap/sandbox"
 )
 
 // Status values a job reports.
@@ -36,17 +37,26 @@ type StartResult struct {
 	Dir string `json:"dir,omitempty"`
 	// Error, when set, is why the job was not started, for the model.
 	Error string `json:"error,omitempty"`
+	// Sandbox is what the sandbox enforces for the job (Options.Sandbox);
+	// nil when it runs unconfined.
+	Sandbox *sandbox.Report `json:"sandbox,omitempty"`
 
 	maxChars int
 }
 
 // Text returns what the model reads:
-// "Started background command: 'sleep 100'\nID: <id>", or the refusal.
+// "Started background command: 'sleep 100'\nID: <id>", or the refusal. A
+// sandboxed job adds a last line such as
+// "[sandbox: workspace-write, network none]".
 func (r *StartResult) Text() string {
 	if r.Error != "" {
 		return capText(r.Error, r.maxChars)
 	}
-	return capText("Started background command: "+textfmt.PyRepr(r.Command)+"\nID: "+r.ID, r.maxChars)
+	s := "Started background command: " + textfmt.PyRepr(r.Command) + "\nID: " + r.ID
+	if r.Sandbox != nil {
+		s += "\n" + sandboxLine(r.Sandbox)
+	}
+	return capText(s, r.maxChars)
 }
 
 // JobResult reports a job's output and state, for Check, Wait and Stop.
@@ -87,6 +97,9 @@ type JobResult struct {
 	SupervisorLost bool `json:"supervisor_lost,omitempty"`
 	// Dir is the job's state directory.
 	Dir string `json:"dir,omitempty"`
+	// Sandbox is what the sandbox enforces for the job; nil when it runs
+	// unconfined. Text does not show it.
+	Sandbox *sandbox.Report `json:"sandbox,omitempty"`
 	// Error, when set, is the whole message for the model (unknown ID).
 	Error string `json:"error,omitempty"`
 

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/shellcap/shellcap/sandbox"
 )
 
 // Files in a job directory.
@@ -61,6 +63,11 @@ type status struct {
 	// command ended; its exit code is unknown.
 	SupervisorLost bool `json:"supervisor_lost,omitempty"`
 	StdinClosed    bool `json:"stdin_closed,omitempty"`
+
+	// Sandbox is what the sandbox enforces for a confined job (profile,
+	// network, layers, downgrades); nil for a job that runs unconfined. The
+	// command's PID is then the sandbox's PID 1 as the host sees it.
+	Sandbox *sandbox.Report `json:"sandbox,omitempty"`
 
 	// Bytes written to each log, and the oldest of them dropped to keep the
 	// log within MaxLogBytes.

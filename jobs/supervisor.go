@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/shellcap/shellcap/internal/proc"
 	"github.com/shellcap/shellcap/internal/reexec"
+	"github.com/shellcap/shellcap/sandbox"
 )
 
 // supervisorEntry is the re-exec entry point that makes a binary linking
@@ -61,6 +63,8 @@ type spec struct {
 	MaxLogBytes int64    `json:"max_log_bytes"`
 	GraceMS     int64    `json:"grace_ms"`
 	TimeoutMS   int64    `json:"timeout_ms"`
+	// Sandbox, when set, confines the command (its Workspace filled in).
+	Sandbox *sandbox.Config `json:"sandbox,omitempty"`
 }
 
 // reply is the supervisor's answer once the command started (or failed to).
@@ -122,14 +126,22 @@ type supervisor struct {
 	final bool
 
 	logs [2]*boundedLog // stdout (or combined), stderr
+	init string         // the sandbox's init shell; "" without a sandbox
 }
 
 func (s *supervisor) run(replyFile *os.File) error {
 	cmd, pipes, stdin, err := s.prepare()
+	var confined *sandbox.Report
+	if err == nil && s.sp.Sandbox != nil {
+		if confined, s.init, err = confine(cmd, *s.sp.Sandbox); err != nil {
+			err = fmt.Errorf("cannot confine the job: %w", err)
+		}
+	}
 	if err == nil {
 		err = cmd.Start()
 	}
 	closeFiles(cmd.Stdin, cmd.Stdout, cmd.Stderr)
+	closeExtraFiles(cmd) // the sandbox's policy pipe: the helper has its copy
 	if err != nil {
 		closeFiles(pipes[0], pipes[1], stdin.fifo, stdin.w)
 		s.closeLogs()
@@ -153,6 +165,7 @@ func (s *supervisor) run(replyFile *os.File) error {
 		StartTicks:           info.StartTicks,
 		StartedAt:            time.Now().UTC(),
 		TimeoutMS:            s.sp.TimeoutMS,
+		Sandbox:              confined,
 	}
 	if err := writeStatus(s.sp.Dir, s.st); err != nil {
 		// Without a status file nobody can find the job: undo.
@@ -199,6 +212,9 @@ func (s *supervisor) run(replyFile *os.File) error {
 		timedOut = true
 	}
 	if stopped || timedOut {
+		if s.init != "" {
+			initReady(pid, s.init, grace)
+		}
 		proc.Terminate(pid, grace, exited)
 	} else {
 		// The command is done; so is anything it left in its group. The

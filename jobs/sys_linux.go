@@ -3,6 +3,8 @@ package jobs
 import (
 	"errors"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -50,6 +52,26 @@ func openStdinFIFO(path string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// lockFIFO and unlockFIFO take and release the lock openStdinFIFO takes.
+func lockFIFO(f *os.File) error   { return unix.Flock(int(f.Fd()), unix.LOCK_EX) }
+func unlockFIFO(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }
+
+// catches reports whether process pid has a handler for sig (its SigCgt
+// mask in /proc).
+func catches(pid int, sig syscall.Signal) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return false
+	}
+	for line := range strings.Lines(string(data)) {
+		if hex, ok := strings.CutPrefix(line, "SigCgt:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+			return err == nil && mask&(1<<(uint(sig)-1)) != 0
+		}
+	}
+	return false
 }
 
 // punchHole frees length bytes at off without changing the file's size.

@@ -17,11 +17,14 @@ func mkfifo(path string) error                        { return errUnsupported }
 func punchHole(f *os.File, off, length int64) error   { return errUnsupported }
 func exitStatus(state *os.ProcessState) (int, string) { return state.ExitCode(), "" }
 func reapChild(pid int) bool                          { return true }
+func catches(pid int, sig syscall.Signal) bool        { return true }
 func alive(pid int, ticks uint64) bool                { return false }
 
 func sessionAttr() *syscall.SysProcAttr           { return nil }
 func killPID(pid int, sig syscall.Signal) error   { return errUnsupported }
 func openStdinFIFO(path string) (*os.File, error) { return nil, errUnsupported }
+func lockFIFO(f *os.File) error                   { return errUnsupported }
+func unlockFIFO(f *os.File) error                 { return errUnsupported }
 
 var (
 	errNoReader = errors.New("jobs: nobody reads the stdin FIFO")

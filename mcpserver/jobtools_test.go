@@ -1,9 +1,13 @@
 package mcpserver_test
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -107,5 +111,89 @@ func TestPromotion(t *testing.T) {
 	}
 	if quick := text(call(t, cs, mcpserver.RunCommand, map[string]any{"command": "echo fast"})); quick != "[stdout]\nfast\n" {
 		t.Fatalf("quick command under promotion: %q", quick)
+	}
+}
+
+// TestPromotionProgress: a run_command that goes through the job Manager
+// (a foreground timeout is set) sends its output as progress while the
+// model waits: the command prints "line2" only after the client received
+// "line1", so it can only finish in the foreground if progress flowed.
+// Once a command is promoted, its later output is not sent as progress.
+func TestPromotionProgress(t *testing.T) {
+	ws := t.TempDir()
+	var mu sync.Mutex
+	var messages []string
+	opened := false
+	cs, _ := connectWith(t, shellcap.Options{Workspace: ws}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			messages = append(messages, req.Params.Message)
+			if !opened && strings.Contains(strings.Join(messages, ""), "line1\n") {
+				opened = true
+				if err := os.WriteFile(filepath.Join(ws, "gate"), nil, 0o600); err != nil {
+					panic(err)
+				}
+			}
+		},
+	}, &mcpserver.Options{ForegroundTimeout: 10 * time.Minute})
+	gated := `while [ ! -e gate ]; do sleep 0.01; done; `
+	params := &mcp.CallToolParams{Name: mcpserver.RunCommand, Arguments: map[string]any{"command": "echo line1; " + gated + "echo line2"}}
+	params.SetProgressToken("tok-1")
+	res, err := cs.CallTool(t.Context(), params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text(res) != "[stdout]\nline1\nline2\n" {
+		t.Fatalf("text %q", text(res))
+	}
+	mu.Lock()
+	if !opened {
+		t.Fatalf("progress messages %q", messages)
+	}
+	mu.Unlock()
+}
+
+// TestPromotionStopsProgress: after a promotion no progress carries the
+// command's later output.
+func TestPromotionStopsProgress(t *testing.T) {
+	ws := t.TempDir()
+	var mu sync.Mutex
+	var messages []string
+	cs, _ := connectWith(t, shellcap.Options{Workspace: ws}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			messages = append(messages, req.Params.Message)
+			mu.Unlock()
+		},
+	}, &mcpserver.Options{ForegroundTimeout: 200 * time.Millisecond})
+	params := &mcp.CallToolParams{Name: mcpserver.RunCommand, Arguments: map[string]any{
+		"command": "echo before; while [ ! -e gate ]; do sleep 0.01; done; echo after; sleep 60"}}
+	params.SetProgressToken("tok-2")
+	res, err := cs.CallTool(t.Context(), params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`command ID ([0-9a-f]{32})`).FindStringSubmatch(text(res))
+	if m == nil {
+		t.Fatalf("not promoted: %q", text(res))
+	}
+	if err := os.WriteFile(filepath.Join(ws, "gate"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		check := text(call(t, cs, mcpserver.CheckCommand, map[string]any{"command_id": m[1]}))
+		if strings.Contains(check, "after") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("check_command: %q", check)
+		}
+	}
+	call(t, cs, mcpserver.StopCommand, map[string]any{"command_id": m[1]})
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(messages, ""); strings.Contains(got, "after") {
+		t.Fatalf("progress after the promotion: %q", got)
 	}
 }

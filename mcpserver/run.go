@@ -34,11 +34,11 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 		r.Timeout = time.Duration(*t * float64(time.Second))
 	}
 	ctx, approval := withApproval(ctx, req, r.Command)
-	if s.opts.Jobs != nil && s.opts.ForegroundTimeout > 0 {
-		return s.runOrPromote(ctx, r, approval)
-	}
 	p := newProgress(ctx, req)
 	r.OnOutput = p.output
+	if s.opts.Jobs != nil && s.opts.ForegroundTimeout > 0 {
+		return s.runOrPromote(ctx, r, approval, p)
+	}
 	res, err := s.opts.Shell.Run(ctx, r)
 	p.stop()
 	if err != nil {
@@ -51,9 +51,11 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 }
 
 // runOrPromote runs the command as a job that becomes a background command
-// when it outlives the foreground timeout.
-func (s *Server) runOrPromote(ctx context.Context, r shellcap.Request, approval *approvalRound) (*mcp.CallToolResult, error) {
+// when it outlives the foreground timeout. Progress notifications carry its
+// output until then; after a promotion the model checks the job instead.
+func (s *Server) runOrPromote(ctx context.Context, r shellcap.Request, approval *approvalRound, p *progress) (*mcp.CallToolResult, error) {
 	res, err := s.opts.Jobs.Run(ctx, r, s.opts.ForegroundTimeout)
+	p.stop()
 	if err != nil {
 		return nil, err
 	}

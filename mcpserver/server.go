@@ -34,7 +34,9 @@ type Options struct {
 
 	// ForegroundTimeout, with Jobs set, makes run_command promote a command
 	// still running after this long to a background job: the model gets
-	// the output so far and the job's ID. Zero never promotes.
+	// the output so far and the job's ID. Progress notifications carry the
+	// command's output until the promotion, not after. Zero never
+	// promotes.
 	ForegroundTimeout time.Duration
 
 	// Session configures the persistent bash session of the bash tool,

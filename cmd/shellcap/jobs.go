@@ -22,13 +22,14 @@ func (j *jobFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&j.json, "json", false, "print the structured result as JSON")
 }
 
-// manager opens the workspace's job store; the caller closes both.
+// manager opens the workspace's job store, with the configured sandbox for
+// the jobs it starts; the caller closes both.
 func (j *jobFlags) manager(cmd *cobra.Command) (*jobs.Manager, *shellcap.Shell, error) {
-	sh, _, err := j.options.shell(cmd.Flags())
+	sh, eff, err := j.options.shell(cmd.Flags())
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := jobs.New(sh, jobs.Options{})
+	m, err := jobs.New(sh, jobOptions(eff))
 	if err != nil {
 		sh.Close()
 		return nil, nil, err

@@ -75,7 +75,7 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 		sh.Close()
 		return nil, nil, err
 	}
-	m, err := jobs.New(sh, jobs.Options{})
+	m, err := jobs.New(sh, jobOptions(eff))
 	if err != nil {
 		sh.Close()
 		return nil, nil, err

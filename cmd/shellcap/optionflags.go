@@ -10,6 +10,7 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/config"
+	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/policy"
 	"github.com/shellcap/shellcap/sandbox"
 )
@@ -178,10 +179,24 @@ func libraryOptions(eff *config.File) (shellcap.Options, error) {
 		return opts, err
 	}
 	opts.Logger = slog.Default()
-	if eff.Sandbox != nil && *eff.Sandbox != "" {
-		opts.Sandbox = sandbox.Confiner(sandbox.Config{Profile: sandbox.Profile(*eff.Sandbox)})
+	if cfg := sandboxConfig(eff); cfg != nil {
+		opts.Sandbox = sandbox.Confiner(*cfg)
 	}
 	return opts, nil
+}
+
+// sandboxConfig is the sandbox the configuration names, nil for none.
+func sandboxConfig(eff *config.File) *sandbox.Config {
+	if eff.Sandbox == nil || *eff.Sandbox == "" {
+		return nil
+	}
+	return &sandbox.Config{Profile: sandbox.Profile(*eff.Sandbox)}
+}
+
+// jobOptions are the job Manager's options of a configuration: its jobs
+// run in the same sandbox as the Shell's commands.
+func jobOptions(eff *config.File) jobs.Options {
+	return jobs.Options{Sandbox: sandboxConfig(eff)}
 }
 
 // shell builds the Shell of the effective configuration; extra layers go
