@@ -2,15 +2,12 @@ package jobs
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"syscall"
-	"time"
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/proc"
 	"github.com/shellcap/shellcap/sandbox"
+	"time"
 )
 
 // checkSandbox tries the sandbox once at New, so that a Manager whose jobs
@@ -28,85 +25,27 @@ func checkSandbox(cfg sandbox.Config, workspace string) error {
 	return nil
 }
 
-// sandboxInit is the job's PID 1 inside the sandbox's pid namespace. The
-// kernel drops signals that PID 1 has no handler for, even from outside
-// its namespace (SIGKILL aside), so a shell that is PID 1 would ignore the
-// SIGTERM of Stop and of a timeout. This POSIX script catches SIGTERM,
-// SIGINT and SIGHUP first (exiting 128+N while it has no child yet),
-// starts the job's command line as its child ($0 and $@), then forwards
-// those signals to it and exits with its status, so a command that dies of
-// SIGTERM reports 143 as it would outside the sandbox. A wait interrupted
-// by a forwarded signal is repeated while the child lives. Stdin goes
-// through descriptor 3 because a non-interactive shell gives an
-// asynchronous command /dev/null otherwise. When the script exits, the
-// kernel kills whatever else is left in the namespace.
-//
-// Until the script has set its first trap, a SIGTERM would still be lost:
-// the supervisor waits for that (initReady) before it sends one.
-const sandboxInit = `trap 'exit 143' TERM
-trap 'exit 130' INT
-trap 'exit 129' HUP
-exec 3<&0
-"$0" "$@" <&3 3<&- &
-c=$!
-exec 3<&-
-trap 'kill -TERM $c 2>/dev/null' TERM
-trap 'kill -INT $c 2>/dev/null' INT
-trap 'kill -HUP $c 2>/dev/null' HUP
-while :; do
-	wait $c 2>/dev/null
-	s=$?
-	kill -0 $c 2>/dev/null || exit $s
-done`
-
-// initShell runs sandboxInit: /bin/sh where it exists (bash loses the
-// status of a child reaped while a trap runs, reporting 128+N instead),
-// else the job's own shell.
-func initShell(jobShell string) string {
-	if fi, err := os.Stat("/bin/sh"); err == nil && !fi.IsDir() {
-		return "/bin/sh"
-	}
-	return jobShell
-}
-
 // confine rewrites the job's prepared command so that it runs inside the
-// sandbox cfg describes, under sandboxInit. The caller closes
-// cmd.ExtraFiles (the sandbox's policy pipe) once cmd has started.
-//
-// It returns the sandbox's report and the init shell's path.
-func confine(cmd *exec.Cmd, cfg sandbox.Config) (*sandbox.Report, string, error) {
-	path, args := cmd.Path, cmd.Args
-	sh := initShell(cmd.Path)
-	cmd.Args = append([]string{filepath.Base(sh), "-c", sandboxInit, cmd.Path}, cmd.Args[1:]...)
-	cmd.Path = sh
-	rep, err := sandbox.Wrap(cmd, cfg)
-	if err != nil {
-		cmd.Path, cmd.Args = path, args
-		return nil, "", err
-	}
-	return rep, sh, nil
+// sandbox cfg describes. The caller closes cmd.ExtraFiles (the sandbox's
+// policy pipe) once cmd has started. The sandbox's helper stays PID 1 of
+// the job's pid namespace, so the SIGTERM that Stop sends to the job's
+// process group reaches the job's shell as it would outside.
+func confine(cmd *exec.Cmd, cfg sandbox.Config) (*sandbox.Report, error) {
+	return sandbox.Wrap(cmd, cfg)
 }
 
-// initReady waits, up to limit, until process pid runs the init shell
-// (Comm is the base name of its path, as the kernel records it) and
-// catches SIGTERM, so that a SIGTERM sent to it is not dropped. It returns
-// early when the process is gone.
-func initReady(pid int, initPath string, limit time.Duration) {
-	comm := filepath.Base(initPath)
-	comm = comm[:min(len(comm), 15)]
+// helperReady waits, up to limit, until the sandbox helper pid has
+// started the job's command (it has a child), so that a SIGTERM sent to
+// the group reaches the command: before that, the helper as PID 1 of its
+// namespace could drop it or die of it without the command's status. It
+// returns early when the helper is gone.
+func helperReady(pid int, limit time.Duration) {
 	deadline := time.Now().Add(limit)
-	for {
-		info, err := proc.Stat(pid)
-		if err != nil || info.State == 'Z' || info.State == 'X' {
+	for !hasChild(pid) && time.Now().Before(deadline) {
+		if info, err := proc.Stat(pid); err != nil || info.State == 'Z' || info.State == 'X' {
 			return
 		}
-		if info.Comm == comm && catches(pid, syscall.SIGTERM) {
-			return
-		}
-		if time.Now().After(deadline) {
-			return
-		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 }
 

@@ -126,14 +126,13 @@ type supervisor struct {
 	final bool
 
 	logs [2]*boundedLog // stdout (or combined), stderr
-	init string         // the sandbox's init shell; "" without a sandbox
 }
 
 func (s *supervisor) run(replyFile *os.File) error {
 	cmd, pipes, stdin, err := s.prepare()
 	var confined *sandbox.Report
 	if err == nil && s.sp.Sandbox != nil {
-		if confined, s.init, err = confine(cmd, *s.sp.Sandbox); err != nil {
+		if confined, err = confine(cmd, *s.sp.Sandbox); err != nil {
 			err = fmt.Errorf("cannot confine the job: %w", err)
 		}
 	}
@@ -212,8 +211,8 @@ func (s *supervisor) run(replyFile *os.File) error {
 		timedOut = true
 	}
 	if stopped || timedOut {
-		if s.init != "" {
-			initReady(pid, s.init, grace)
+		if s.sp.Sandbox != nil {
+			helperReady(pid, grace)
 		}
 		proc.Terminate(pid, grace, exited)
 	} else {

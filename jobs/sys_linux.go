@@ -3,14 +3,14 @@ package jobs
 import (
 	"errors"
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/shellcap/shellcap/internal/proc"
+	"strconv"
+	"strings"
 )
 
 // supported reports whether this platform can run jobs.
@@ -57,22 +57,6 @@ func openStdinFIFO(path string) (*os.File, error) {
 // lockFIFO and unlockFIFO take and release the lock openStdinFIFO takes.
 func lockFIFO(f *os.File) error   { return unix.Flock(int(f.Fd()), unix.LOCK_EX) }
 func unlockFIFO(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }
-
-// catches reports whether process pid has a handler for sig (its SigCgt
-// mask in /proc).
-func catches(pid int, sig syscall.Signal) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return false
-	}
-	for line := range strings.Lines(string(data)) {
-		if hex, ok := strings.CutPrefix(line, "SigCgt:"); ok {
-			mask, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
-			return err == nil && mask&(1<<(uint(sig)-1)) != 0
-		}
-	}
-	return false
-}
 
 // punchHole frees length bytes at off without changing the file's size.
 func punchHole(f *os.File, off, length int64) error {
@@ -168,3 +152,9 @@ func (p *pinned) exited() bool {
 }
 
 func (p *pinned) close() { unix.Close(p.fd) }
+
+// hasChild reports whether process pid's main thread has a child.
+func hasChild(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+	return err == nil && len(strings.TrimSpace(string(data))) > 0
+}

@@ -17,8 +17,8 @@ func mkfifo(path string) error                        { return errUnsupported }
 func punchHole(f *os.File, off, length int64) error   { return errUnsupported }
 func exitStatus(state *os.ProcessState) (int, string) { return state.ExitCode(), "" }
 func reapChild(pid int) bool                          { return true }
-func catches(pid int, sig syscall.Signal) bool        { return true }
 func alive(pid int, ticks uint64) bool                { return false }
+func hasChild(pid int) bool                           { return true }
 
 func sessionAttr() *syscall.SysProcAttr           { return nil }
 func killPID(pid int, sig syscall.Signal) error   { return errUnsupported }

@@ -399,3 +399,39 @@ func TestMissingHooksDir(t *testing.T) {
 		t.Fatal("hook exists")
 	}
 }
+
+// TestStateDirHidden checks that shellcap's state directory in the
+// workspace is empty inside the sandbox: a job's stdin FIFO cannot be
+// written (a read-only mount alone would allow that) and logs cannot be
+// read.
+func TestStateDirHidden(t *testing.T) {
+	requireSandbox(t)
+	for _, mode := range startModes {
+		t.Run(mode, func(t *testing.T) {
+			ws := t.TempDir()
+			job := filepath.Join(ws, ".shellcap", "jobs", "abc")
+			if err := os.MkdirAll(job, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			fifo := filepath.Join(job, "stdin")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			mustWrite(t, filepath.Join(job, "stdout.log"), secretText, 0o600)
+			// Hold the FIFO open for reading, so a writer would not block.
+			r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			o := runVia(t, mode, Config{Workspace: ws}, "echo pwned > .shellcap/jobs/abc/stdin; cat .shellcap/jobs/abc/stdout.log; ls -A .shellcap")
+			if strings.Contains(o.stdout, secretText) || strings.TrimSpace(o.stdout) != "" {
+				t.Errorf("the state directory is visible: %q", o.stdout)
+			}
+			buf := make([]byte, 64)
+			if n, _ := r.Read(buf); n > 0 {
+				t.Errorf("a job's stdin got %q from the sandbox", buf[:n])
+			}
+		})
+	}
+}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,14 +21,19 @@ const helperFailed = 125
 // init), and never returns unless setting up the sandbox failed.
 func helperMain() int {
 	runtime.LockOSThread()
-	err := runHelper()
+	// A signal that arrives while the sandbox is being built must not be
+	// lost: as PID 1 of its namespace the helper would drop it. See
+	// runAsInit.
+	early := make(chan os.Signal, 1)
+	signal.Notify(early, stopSignals...)
+	err := runHelper(early)
 	fmt.Fprintf(os.Stderr, "shellcap sandbox: %v\n", err)
 	return helperFailed
 }
 
 // runHelper applies the policy on the locked thread, in order, and execs
 // the command. Each step fails closed.
-func runHelper() error {
+func runHelper(early chan os.Signal) error {
 	f := os.NewFile(3, "policy")
 	if f == nil {
 		return errors.New("no policy descriptor")
@@ -83,8 +90,67 @@ func runHelper() error {
 	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
 		return fmt.Errorf("close descriptors: %w", err)
 	}
+	if p.Mounts {
+		return runAsInit(&p, early)
+	}
 	err = unix.Exec(p.Path, p.Args, p.Env)
 	return fmt.Errorf("exec %s: %w", p.Path, err)
+}
+
+// stopSignals are the signals a caller uses to stop a command; the helper
+// catches them until the command runs.
+var stopSignals = []os.Signal{unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT}
+
+// runAsInit starts the command as a child and stays PID 1 of the new pid
+// namespace: it reaps orphans and, when the command exits, exits with the
+// command's status (128+N for a signal), which ends everything left in the
+// namespace. Were the command itself PID 1, the kernel would drop every
+// signal it has no handler for, even from outside: a SIGTERM to the
+// process group would not stop a shell. So the command is the helper's
+// child in the helper's process group, where group signals reach it. The
+// helper ignores signals sent to it alone (signal the group, as shellcap
+// does; SIGKILL to the helper kills the whole namespace). A stop signal
+// that came before the command started ends the helper without starting
+// it, or is passed on when it raced with the fork.
+func runAsInit(p *policy, early chan os.Signal) error {
+	select {
+	case sig := <-early:
+		os.Exit(128 + int(sig.(unix.Signal)))
+	default:
+	}
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("not dumpable: %w", err)
+	}
+	pid, err := syscall.ForkExec(p.Path, p.Args, &syscall.ProcAttr{Env: p.Env, Files: []uintptr{0, 1, 2}})
+	if err != nil {
+		return fmt.Errorf("exec %s: %w", p.Path, err)
+	}
+	signal.Ignore(ignoredByInit...)
+	select {
+	case sig := <-early:
+		_ = unix.Kill(pid, sig.(unix.Signal))
+	default:
+	}
+	for _, fd := range []int{0, 1, 2} {
+		unix.Close(fd) // the command's streams: the helper holds no pipe open
+	}
+	for {
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			os.Exit(helperFailed)
+		}
+		if got != pid {
+			continue // an orphan
+		}
+		if ws.Signaled() {
+			os.Exit(128 + int(ws.Signal()))
+		}
+		os.Exit(ws.ExitStatus())
+	}
 }
 
 // dropCapabilities empties the bounding set (when the thread may), the

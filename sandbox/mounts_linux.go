@@ -22,6 +22,11 @@ var protectedNames = []string{
 	".zshrc", ".zshenv", ".zprofile", ".zlogin",
 }
 
+// stateDirName is shellcap's own state directory (job logs and stdin
+// FIFOs, kept outputs): inside the sandbox it is an empty read-only
+// directory.
+const stateDirName = ".shellcap"
+
 // protectedInGitDir are protected inside every .git directory.
 var protectedInGitDir = []string{"hooks", "config"}
 
@@ -194,6 +199,15 @@ func protect(root string) error {
 		}
 	}
 	for _, p := range paths {
+		if filepath.Base(p) == stateDirName {
+			// Hidden, not only read-only: a read-only mount still lets a
+			// process open a FIFO in it for writing (a job's stdin) and
+			// read the logs of other jobs and commands.
+			if err := unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0555"); err != nil {
+				return fmt.Errorf("hide %s: %w", p, err)
+			}
+			continue
+		}
 		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			return fmt.Errorf("protect %s: %w", p, err)
 		}

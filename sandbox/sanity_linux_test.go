@@ -14,6 +14,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shellcap/shellcap/internal/reexec"
+	"syscall"
+	"time"
 )
 
 // TestSanity checks that ordinary work keeps working in the sandbox: a
@@ -336,5 +338,49 @@ func TestRlimits(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Join(ws, "big")); err != nil || fi.Size() > 1<<20 {
 		t.Fatalf("big: %v %v", fi, err)
+	}
+}
+
+// TestStopSignal checks that SIGTERM sent to the process group of a
+// sandboxed command stops it as it would outside the sandbox, whether its
+// shell is running a child or a builtin, in both ways of starting.
+func TestStopSignal(t *testing.T) {
+	requireSandbox(t)
+	ws := t.TempDir()
+	for _, script := range []string{
+		"sleep 100; echo survived > survived",
+		"while :; do :; done; echo survived > survived",
+	} {
+		cmd := exec.Command("/bin/bash", "-c", script)
+		cmd.Dir = ws
+		cmd.Env = baseEnv(ws)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if _, err := Wrap(cmd, Config{Workspace: ws}); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		closeExtra(cmd)
+		// Usually the command is running by now; a SIGTERM that comes
+		// while the sandbox is still being built must stop it too.
+		time.Sleep(200 * time.Millisecond)
+		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			cmd.Process.Kill()
+			t.Fatalf("%q ignored SIGTERM", script)
+		}
+		if code := cmd.ProcessState.ExitCode(); code != 143 {
+			t.Errorf("%q: exit %d, want 143", script, code)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "survived")); err == nil {
+			t.Errorf("%q: the shell went on after SIGTERM", script)
+		}
 	}
 }
