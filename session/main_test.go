@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -38,7 +39,8 @@ func markedProcesses(wait time.Duration) []int { return leaktest.Processes(testM
 
 // sessionDirs lists the private directories of sessions.
 func sessionDirs() []string {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "shellcap-session-*"))
+	// Only this process's: other packages' tests may run at the same time.
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "shellcap-session-"+strconv.Itoa(os.Getpid())+"-*"))
 	return dirs
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -52,7 +53,8 @@ func New(ctx context.Context, sh *shellcap.Shell, opts Options) (*Session, error
 	if sh == nil {
 		return nil, errors.New("session: nil Shell")
 	}
-	dir, err := os.MkdirTemp("", "shellcap-session-")
+	// The PID in the name tells whose directory it is.
+	dir, err := os.MkdirTemp("", "shellcap-session-"+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, err
 	}
