@@ -15,41 +15,52 @@ import (
 
 // BenchmarkSessionRoundTrip compares a session round trip of the builtin
 // true with a raw bash reading commands from a pipe, in the same run and
-// interleaved, so that machine load affects both alike. It reports the
-// mean time of each and their ratio (session / raw): "ratio" for the
-// session protocol alone, "ratio-policy" for Run with the Shell's policy
-// check in front.
+// interleaved (the order alternates), so that machine load affects both
+// alike. It reports the median time of each and their ratio (session /
+// raw): "ratio" for the session protocol alone, "ratio-policy" for Run
+// with the Shell's policy check in front. Medians, because a shared
+// machine's stalls hit single calls and would dominate means.
 func BenchmarkSessionRoundTrip(b *testing.B) {
 	s := newSession(b, session.Options{})
 	raw := startRawBash(b)
 	ctx := context.Background()
-	var rawTotal, sessTotal, checkedTotal time.Duration
+	var rawT, sessT, checkedT []time.Duration
+	steps := []func(){
+		func() {
+			t0 := time.Now()
+			raw.roundTrip(b)
+			rawT = append(rawT, time.Since(t0))
+		},
+		func() {
+			t0 := time.Now()
+			res, err := s.RunUnchecked(ctx, session.Request{Command: "true"})
+			sessT = append(sessT, time.Since(t0))
+			if err != nil || res.ExitCode != 0 {
+				b.Fatalf("session: %v %v", err, res)
+			}
+		},
+		func() {
+			t0 := time.Now()
+			res, err := s.Run(ctx, session.Request{Command: "true"})
+			checkedT = append(checkedT, time.Since(t0))
+			if err != nil || res.ExitCode != 0 {
+				b.Fatalf("session with policy: %v %v", err, res)
+			}
+		},
+	}
 	b.ResetTimer()
-	for b.Loop() {
-		t0 := time.Now()
-		raw.roundTrip(b)
-		t1 := time.Now()
-		res, err := s.RunUnchecked(ctx, session.Request{Command: "true"})
-		t2 := time.Now()
-		if err != nil || res.ExitCode != 0 {
-			b.Fatalf("session: %v %v", err, res)
+	for i := 0; b.Loop(); i++ {
+		for j := range steps {
+			steps[(i+j)%len(steps)]()
 		}
-		res, err = s.Run(ctx, session.Request{Command: "true"})
-		t3 := time.Now()
-		if err != nil || res.ExitCode != 0 {
-			b.Fatalf("session with policy: %v %v", err, res)
-		}
-		rawTotal += t1.Sub(t0)
-		sessTotal += t2.Sub(t1)
-		checkedTotal += t3.Sub(t2)
 	}
 	b.StopTimer()
-	n := float64(b.N)
-	b.ReportMetric(float64(rawTotal.Nanoseconds())/n, "raw-ns/op")
-	b.ReportMetric(float64(sessTotal.Nanoseconds())/n, "session-ns/op")
-	b.ReportMetric(float64(checkedTotal.Nanoseconds())/n, "session-policy-ns/op")
-	b.ReportMetric(float64(sessTotal)/float64(rawTotal), "ratio")
-	b.ReportMetric(float64(checkedTotal)/float64(rawTotal), "ratio-policy")
+	r, ss, c := median(rawT), median(sessT), median(checkedT)
+	b.ReportMetric(float64(r.Nanoseconds()), "raw-ns/op")
+	b.ReportMetric(float64(ss.Nanoseconds()), "session-ns/op")
+	b.ReportMetric(float64(c.Nanoseconds()), "session-policy-ns/op")
+	b.ReportMetric(float64(ss)/float64(r), "ratio")
+	b.ReportMetric(float64(c)/float64(r), "ratio-policy")
 }
 
 // rawBash is a plain non-interactive bash reading commands from a pipe:

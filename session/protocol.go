@@ -12,11 +12,14 @@ import (
 // bash runs interactive (-i, without line editing, history or prompts) so
 // that SIGINT aborts whatever it is running, builtin loops included, and
 // returns it to reading its next line, with its variables intact. Its
-// standard input is a pipe that carries only the fixed step lines written
-// by stepLine and syncLine: never the command text. The command text is
-// written to a private file and read by the step with the read builtin;
-// the step evals it with stdin from /dev/null (so commands see end of
-// file) and without the status descriptor. After the command, bash writes
+// standard input is a pipe that carries only the step lines written by
+// stepLine, setupLine and syncLine. A short command travels in its step
+// line as one ANSI-C quoted word with every byte that could end it
+// escaped, so it is never read as anything but the argument of eval; a
+// long one (and a new shell's setup script) is written to a private file
+// that the step reads with the read builtin. The step evals the text with
+// stdin from /dev/null (so commands see end of file) and without the
+// status and command-file descriptors. After the command, bash writes
 // a status record on its own pipe (fd 3), which the command cannot write
 // to: nothing the command prints can end it early or fake its exit code.
 //
@@ -69,7 +72,7 @@ const doneFunc = "__shellcap_done"
 // the first line of the function on stderr; the Session cuts those lines
 // off (see cutTrace).
 const doneDef = doneFunc + `() {
-	\builtin set +ex
+	[[ $- != *[ex]* ]] || \builtin set +ex
 	[[ $3 == 0 ]] || \builtin eval ''
 	if [[ -n ${4-} ]]; then
 		\builtin printf '%s\0%s\0%s\0%s\0S' "$1" "$2" "$3" "${PWD-}"
@@ -78,7 +81,7 @@ const doneDef = doneFunc + `() {
 	else
 		\builtin printf '%s\0%s\0%s\0%s\0\0' "$1" "$2" "$3" "${PWD-}"
 	fi
-	PS1= PS2= PS0= PROMPT_COMMAND=
+	[[ -z ${PS1-}${PS2-}${PS0-}${PROMPT_COMMAND[*]-} ]] || { PS1= PS2= PS0=; \builtin unset PROMPT_COMMAND; }
 }
 \builtin readonly -f ` + doneFunc + "\n"
 
@@ -113,27 +116,73 @@ func cutTrace(stderr string, minID uint64) string {
 	}
 }
 
-// readCommand reads the command text, up to its NUL, into __shellcap_cmd
-// from descriptor 4: the command file, sharing its file offset with the
-// Session's own descriptor, which rewinds it before each step.
+// readCommand reads the text in the command file, up to its NUL, into
+// __shellcap_cmd from descriptor 4: the command file, sharing its file
+// offset with the Session's own descriptor, which rewinds it before each
+// step that uses it.
 const readCommand = `IFS= \builtin read -r -d '' -u 4 __shellcap_cmd;`
 
-// evalCommand runs the text in __shellcap_cmd at the top level (not in a
+// evalFile runs the text in __shellcap_cmd at the top level (not in a
 // function, so declare makes globals), stdin from /dev/null, without the
 // status and command descriptors (a command's own `exec 3>file` is undone
 // after it).
-const evalCommand = ` \builtin eval -- "$__shellcap_cmd" </dev/null 3>&- 4<&-;`
+const evalFile = ` \builtin eval -- "$__shellcap_cmd" </dev/null 3>&- 4<&-;`
 
-// stepLine is the line that runs the command. With root set (Confine), the
-// shell first enters root and reports kindAnchor without running the
-// command when it cannot. With snapshot, the record carries the exported
-// variables.
-func stepLine(id uint64, root string, snapshot bool) string {
-	if root == "" {
-		return readCommand + evalCommand + done(id, kindRun, snapshot) + "\n"
+// maxInline is the longest command sent in the step line itself; longer
+// ones go through the command file. Both are measured: an interactive bash
+// reads its input line a byte at a time, so past a few KiB the file,
+// which costs a fixed ~14 µs more per step, is the cheaper way.
+const maxInline = 4 << 10
+
+// inline reports whether command travels in the step line.
+func inline(command string) bool { return len(command) <= maxInline }
+
+// evalInline runs command like evalFile, but the text travels in the step
+// line, inert: as one ANSI-C quoted word in which every byte that could
+// end the word or the line is escaped, so neither its syntax nor anything
+// else can make bash read it as more than the argument of eval.
+func evalInline(command string) string {
+	return ` \builtin eval -- ` + ansiQuote(command) + ` </dev/null 3>&- 4<&-;`
+}
+
+// ansiQuote quotes s as a bash $'...' word: printable ASCII but the quote
+// and the backslash as itself, every other byte as \xHH.
+func ansiQuote(s string) string {
+	const hex = "0123456789abcdef"
+	b := make([]byte, 0, len(s)+len(s)/4+3)
+	b = append(b, '$', '\'')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '\'' && c != '\\' {
+			b = append(b, c)
+			continue
+		}
+		b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
 	}
-	return readCommand + ` if \builtin cd -- ` + shellQuote(root) + ` 2>/dev/null; then` + evalCommand + done(id, kindRun, snapshot) +
+	return string(append(b, '\''))
+}
+
+// stepLine is the line that runs command: inline when it is short, else
+// from the command file, which the caller has written. With root set
+// (Confine), the shell first enters root and reports kindAnchor without
+// running the command when it cannot. With snapshot, the record carries
+// the exported variables.
+func stepLine(id uint64, root, command string, snapshot bool) string {
+	run := readCommand + evalFile
+	if inline(command) {
+		run = evalInline(command)
+	}
+	if root == "" {
+		return run + done(id, kindRun, snapshot) + "\n"
+	}
+	return `if \builtin cd -- ` + shellQuote(root) + ` 2>/dev/null; then ` + run + done(id, kindRun, snapshot) +
 		`; else` + done(id, kindAnchor, false) + `; fi` + "\n"
+}
+
+// setupLine is the step that runs the setup script of a new shell, read
+// from the command file.
+func setupLine(id uint64) string {
+	return readCommand + evalFile + done(id, kindRun, true) + "\n"
 }
 
 // syncLine is a step that only reports, to find the shell's prompt again

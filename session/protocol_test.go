@@ -2,6 +2,9 @@ package session
 
 import (
 	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -93,5 +96,35 @@ func TestShellQuote(t *testing.T) {
 	}
 	if s := restorableExports("declare -x PWD=\"/x\"\ndeclare -x A=\"1\"\ndeclare -x SHLVL=\"2\"\ndeclare -x OLDPWD"); strings.Contains(s, "PWD") || !strings.Contains(s, "A=") {
 		t.Errorf("restorableExports = %q", s)
+	}
+}
+
+// TestAnsiQuote checks that a command quoted for the step line reaches
+// bash as exactly its bytes, as one word, whatever it holds: every byte
+// but NUL, quotes, backslashes, newlines, invalid UTF-8, and text that
+// looks like the end of the word or of the line.
+func TestAnsiQuote(t *testing.T) {
+	var all strings.Builder
+	for c := 1; c < 256; c++ {
+		all.WriteByte(byte(c))
+	}
+	cases := []string{
+		"", "true", "'", `\`, `\'`, "'$(touch pwned)'", "a\nb", "}", "\"unterminated", `$'x`, `\x41`, "\\x4", "é漢字🙂",
+		"\xff\xfe", "; echo injected", "' ; echo injected ; '", "\r\n\t\v\f", all.String(),
+	}
+	dir := t.TempDir()
+	for _, c := range cases {
+		cmd := exec.Command("bash", "--norc", "--noprofile", "-c", `f() { printf '%s:%s' "$#" "$1"; }; f `+ansiQuote(c))
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%q: %v", c, err)
+		}
+		if want := "1:" + c; string(out) != want {
+			t.Errorf("quoted %q came back as %q", c, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Error("quoted text was executed")
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/session"
+	"strconv"
 )
 
 func TestStatePersists(t *testing.T) {
@@ -381,5 +382,29 @@ func TestBackgroundJobOutlivesItsCall(t *testing.T) {
 	res = run(t, s, "kill %1 && wait; echo stopped")
 	if !strings.Contains(res.Stdout, "stopped") || res.Restarted {
 		t.Fatalf("text:\n%s", res.Text())
+	}
+}
+
+// TestLargeCommand sends commands around the size where they stop
+// travelling in the step line, and one of 256 KiB, with every kind of byte
+// in a quoted string: each runs as one command, and the session stays in
+// sync.
+func TestLargeCommand(t *testing.T) {
+	s := newSession(t, session.Options{})
+	chunk := "a'b\"c\\d$e`f}\ng\t\x01é"
+	for _, size := range []int{4000, 4096, 5000, 256 << 10} {
+		prefix, suffix := "x=$'", "'; echo ${#x}"
+		var body strings.Builder
+		for body.Len() < size {
+			body.WriteString(chunk)
+		}
+		quoted := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(body.String())
+		res := run(t, s, prefix+quoted+suffix)
+		if res.ExitCode != 0 || res.Stdout != strconv.Itoa(utf8.RuneCountInString(body.String()))+"\n" {
+			t.Fatalf("command of %d bytes: %s", len(prefix+quoted+suffix), res.Text())
+		}
+		if res := run(t, s, "echo next"); res.Stdout != "next\n" {
+			t.Fatalf("after the command of %d bytes: %s", size, res.Text())
+		}
 	}
 }

@@ -124,8 +124,10 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
 	res.Cwd = s.cwd
-	if err := s.writeCommand(req.Command); err != nil {
-		return nil, err
+	if !inline(req.Command) {
+		if err := s.writeCommand(req.Command); err != nil {
+			return nil, err
+		}
 	}
 	out := newSink(s.keepBytes(), s.opts.MaxOutputBytes)
 	id := s.nextID()
@@ -136,7 +138,7 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	}
 	why := shellDied
 	var rec record
-	if err := s.b.send(stepLine(id, root, mayChangeExports(req.Command))); err == nil {
+	if err := s.b.send(stepLine(id, root, req.Command, mayChangeExports(req.Command))); err == nil {
 		rec, why = s.b.await(ctx, id, start.Add(timeout), out)
 	}
 	died := false
@@ -327,7 +329,7 @@ func (s *Session) start(ctx context.Context, restore bool) error {
 	out := newSink(4096, 1<<20)
 	why := shellDied
 	var rec record
-	if err := b.send(stepLine(id, "", true)); err == nil {
+	if err := b.send(setupLine(id)); err == nil {
 		rec, why = b.await(ctx, id, time.Now().Add(DefaultStartTimeout), out)
 	}
 	if why != gotRecord {
