@@ -20,18 +20,15 @@ import (
 func TestHostPty(t *testing.T) {
 	requireSandbox(t)
 	f := newFixture(t)
-	master, pts := openPty(t)
+	master, term, pts := openPty(t)
 	if _, err := master.Write([]byte("typed-" + secretText + "\n")); err != nil {
 		t.Fatal(err)
 	}
 	// timeout only keeps a blocked read from hanging the test when the
 	// line is not there; it decides nothing.
 	o := runIn(t, f.config(WorkspaceWrite), "echo injected-by-sandbox > "+pts+"; timeout 10 head -n1 "+pts)
-	master.SetReadDeadline(time.Now().Add(10 * time.Second))
-	buf := make([]byte, 4096)
-	n, _ := master.Read(buf)
 	stole := strings.Contains(o.stdout, secretText)
-	injected := strings.Contains(string(buf[:n]), "injected-by-sandbox")
+	injected := strings.Contains(terminalOutput(t, master, term), "injected-by-sandbox")
 	var st unix.Stat_t
 	if err := unix.Stat(pts, &st); err != nil {
 		t.Fatal(err)
@@ -42,9 +39,9 @@ func TestHostPty(t *testing.T) {
 }
 
 // openPty opens a pseudo-terminal pair on the host and keeps the terminal
-// side open, as a shell would, until the test ends. It returns the master
-// and the terminal's path.
-func openPty(t *testing.T) (*os.File, string) {
+// side open, as a shell would, until the test ends. It returns the master,
+// the terminal side and the terminal's path.
+func openPty(t *testing.T) (master, term *os.File, path string) {
 	t.Helper()
 	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
@@ -58,11 +55,33 @@ func openPty(t *testing.T) (*os.File, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pts := "/dev/pts/" + strconv.Itoa(n)
-	term, err := os.OpenFile(pts, os.O_RDWR|unix.O_NOCTTY, 0)
+	path = "/dev/pts/" + strconv.Itoa(n)
+	term, err = os.OpenFile(path, os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { term.Close() })
-	return master, pts
+	return master, term, path
+}
+
+// terminalOutput returns what was written to the terminal so far: it
+// writes an end mark on the terminal side and reads the master up to it.
+func terminalOutput(t *testing.T, master, term *os.File) string {
+	t.Helper()
+	const end = "end-of-terminal-output"
+	if _, err := term.Write([]byte(end + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	// The deadline only keeps a broken terminal from hanging the test.
+	master.SetReadDeadline(time.Now().Add(time.Minute))
+	var out []byte
+	buf := make([]byte, 4096)
+	for !strings.Contains(string(out), end) {
+		n, err := master.Read(buf)
+		if err != nil {
+			t.Fatalf("read the terminal: %v (got %q)", err, out)
+		}
+		out = append(out, buf[:n]...)
+	}
+	return string(out)
 }

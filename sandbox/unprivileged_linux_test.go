@@ -191,6 +191,9 @@ func (u *unprivRun) runAll(t *testing.T) (string, error) {
 	timeout := 10 * time.Minute
 	if d, ok := t.Deadline(); ok && time.Until(d) < timeout+time.Minute {
 		timeout = time.Until(d) - time.Minute
+		if timeout < time.Minute {
+			t.Fatalf("the test binary's -timeout leaves %v: too little for the unprivileged run", time.Until(d))
+		}
 	}
 	var rest []string
 	for _, name := range unprivilegedTests() {
