@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/shellcap/shellcap/internal/reexec"
 )
 
@@ -36,7 +38,9 @@ const secretText = "top-secret-token-7d1f"
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{ws: t.TempDir(), hostTmp: t.TempDir()}
+	// hostTmp is in the host /tmp itself, not $TMPDIR (which the
+	// unprivileged run points elsewhere).
+	f := &fixture{ws: t.TempDir(), hostTmp: tempDir(t, "/tmp", "shellcap-host-tmp-")}
 	var err error
 	if f.outside, err = os.MkdirTemp("/var/tmp", "shellcap-outside-"); err != nil {
 		t.Fatal(err)
@@ -135,11 +139,25 @@ func snapshot(t *testing.T, roots ...string) map[string]string {
 				l, _ := os.Readlink(p)
 				v += " -> " + l
 			}
+			if names := xattrNames(p); names != "" {
+				v += " xattrs " + names
+			}
 			m[p] = v
 			return nil
 		})
 	}
 	return m
+}
+
+// xattrNames lists the extended attribute names of p, without following
+// a symlink.
+func xattrNames(p string) string {
+	buf := make([]byte, 4096)
+	n, err := unix.Llistxattr(p, buf)
+	if err != nil || n <= 0 {
+		return ""
+	}
+	return strings.ReplaceAll(string(buf[:n-1]), "\x00", ",")
 }
 
 // untouched reports the first difference between the fixture's snapshot
@@ -164,8 +182,16 @@ func (f *fixture) untouched(t *testing.T) {
 	if n := f.accepted.Load(); n != 0 {
 		t.Errorf("host listeners accepted %d connections", n)
 	}
-	if err := syscall.Kill(f.hostPID, 0); err != nil {
+	// A killed host process stays a zombie until the fixture reaps it, so
+	// kill -0 alone would not notice; a seized one shows its tracer.
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(f.hostPID) + "/status")
+	switch {
+	case err != nil:
 		t.Errorf("host process %d is gone: %v", f.hostPID, err)
+	case strings.Contains(string(status), "\nState:\tZ"):
+		t.Errorf("host process %d was killed", f.hostPID)
+	case !strings.Contains(string(status), "\nTracerPid:\t0\n"):
+		t.Errorf("host process %d is traced", f.hostPID)
 	}
 }
 
@@ -210,6 +236,8 @@ func (f *fixture) escapes() []escape {
 		{name: "truncate outside", script: "truncate -s 0 " + f.secret},
 		{name: "chmod outside", script: "chmod 0666 " + f.secret},
 		{name: "touch -d outside", script: "touch -d 2001-01-01 " + f.secret},
+		{name: "chown outside to self", script: "chown $(id -u):$(id -g) " + f.secret},
+		{name: "setxattr outside", script: probe("setxattr", f.secret)},
 		{name: "symlink out and write through", script: "ln -sf " + f.secret + " ./link && echo pwned >> ./link"},
 		{name: "relative symlink out", script: "ln -sf ../../../../../../../.." + f.secret + " ./rlink && echo pwned >> ./rlink"},
 		{name: "hardlink outside file in", script: "ln " + f.secret + " ./hard && echo pwned >> ./hard"},
@@ -242,7 +270,14 @@ func (f *fixture) escapes() []escape {
 		{name: "socket AF_VSOCK", script: probe("vsock"), want: eperm},
 		{name: "connect host abstract unix socket", script: probe("connect-unix", f.abstract)},
 		{name: "kill -0 host process", script: "kill -0 " + strconv.Itoa(f.hostPID)},
+		{name: "kill -TERM host process", script: "kill -TERM " + strconv.Itoa(f.hostPID)},
+		{name: "kill -KILL host process", script: "kill -KILL " + strconv.Itoa(f.hostPID)},
+		{name: "ptrace host process", script: probe("ptrace-seize", strconv.Itoa(f.hostPID)), want: eperm},
+		{name: "process_vm_readv host process", script: probe("process_vm_readv-pid", strconv.Itoa(f.hostPID)), want: eperm},
 		{name: "read host /proc/PID/environ", script: "cat /proc/" + strconv.Itoa(f.hostPID) + "/environ"},
+		{name: "read host /proc/PID/cmdline", script: "cat /proc/" + strconv.Itoa(f.hostPID) + "/cmdline"},
+		{name: "list host /proc/PID/fd", script: "ls /proc/" + strconv.Itoa(f.hostPID) + "/fd"},
+		{name: "list host /proc/PID/root", script: "ls /proc/" + strconv.Itoa(f.hostPID) + "/root/"},
 		{name: "host process visible in /proc", script: "test -d /proc/" + strconv.Itoa(f.hostPID)},
 		{name: "strace", script: "strace -o /dev/null true"},
 		{name: "ptrace", script: probe("ptrace"), want: eperm},
@@ -299,6 +334,9 @@ func testEscapes(t *testing.T, mode string, prof Profile) {
 			o := runVia(t, mode, f.config(prof), e.script, "SCTEST_CHILD=1")
 			out := o.stdout + o.stderr
 			t.Logf("exit %d: %s", o.code, strings.TrimSpace(out))
+			if note := onlyAsRoot[e.name]; note != "" && os.Geteuid() != 0 {
+				t.Logf("as uid %d: %s", os.Geteuid(), note)
+			}
 			if o.code == 0 {
 				t.Errorf("escape succeeded: %q\n%s", e.script, out)
 			}
@@ -338,18 +376,65 @@ func TestLeakedDescriptor(t *testing.T) {
 	f.untouched(t)
 }
 
-// TestUnixPathSocket documents the pathname-socket gap below Landlock ABI 9:
-// a host socket outside every allowed root is still reachable unless it
-// lives under a masked directory (/tmp, /run without network).
+// TestUnixPathSocket checks that host sockets where agents and buses live
+// (under /run, as $XDG_RUNTIME_DIR/bus, and under the host /tmp, as
+// ssh-agent's $SSH_AUTH_SOCK) are out of reach, and documents the
+// pathname-socket gap below Landlock ABI 9: a host socket elsewhere outside
+// every allowed root is still reachable.
 func TestUnixPathSocket(t *testing.T) {
 	requireSandbox(t)
 	f := newFixture(t)
+	var hidden []string
+	runSock := ""
+	if dir := hostRunDir(); dir != "" {
+		runSock = filepath.Join(dir, "shellcap-test-"+strconv.Itoa(os.Getpid())+".sock")
+		hidden = append(hidden, runSock)
+	} else {
+		t.Logf("no directory under /run is writable by uid %d ($XDG_RUNTIME_DIR unset): not trying a socket there", os.Geteuid())
+	}
+	hidden = append(hidden, filepath.Join(tempDir(t, "/tmp", "ssh-shellcap-"), "agent.sock"))
+	for _, p := range hidden {
+		listenUnix(t, p)
+		o := runIn(t, f.config(WorkspaceWrite), f.probe+" "+reexec.Marker+" "+testProbe+" connect-unix "+p)
+		if o.code == 0 {
+			t.Errorf("connected to the host socket %s: %s", p, o.stdout)
+		}
+	}
+	if runSock != "" {
+		// With the full network the helper does not hide /run.
+		full := f.config(WorkspaceWrite)
+		full.Network = NetworkFull
+		o := runIn(t, full, f.probe+" "+reexec.Marker+" "+testProbe+" connect-unix "+runSock)
+		t.Logf("connect to a host socket under /run with the full network: exit %d %s", o.code, strings.TrimSpace(o.stdout))
+	}
 	sockPath := filepath.Join(f.outside, "host.sock")
-	ln, err := net.Listen("unix", sockPath)
+	listenUnix(t, sockPath)
+	o := runIn(t, f.config(WorkspaceWrite), f.probe+" "+reexec.Marker+" "+testProbe+" connect-unix "+sockPath)
+	t.Logf("connect to a host pathname socket outside the roots (owned by uid %d, the sandbox's uid): exit %d %s (Landlock ABI %d; blocked only from ABI 9)", os.Geteuid(), o.code, strings.TrimSpace(o.stdout), Doctor().LandlockABI)
+}
+
+// hostRunDir is a directory under /run where this test process may create
+// a socket: /run as root, else $XDG_RUNTIME_DIR (/run/user/UID on a
+// desktop; the unprivileged run sets it), or "" when there is none.
+func hostRunDir() string {
+	if os.Geteuid() == 0 {
+		return "/run"
+	}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); strings.HasPrefix(d, "/run/") && unix.Access(d, unix.W_OK) == nil {
+		return d
+	}
+	return ""
+}
+
+// listenUnix listens on a pathname unix socket, accepting and closing
+// connections until the test ends.
+func listenUnix(t *testing.T, path string) {
+	t.Helper()
+	ln, err := net.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -359,17 +444,6 @@ func TestUnixPathSocket(t *testing.T) {
 			c.Close()
 		}
 	}()
-	runSock, err := net.Listen("unix", "/run/shellcap-test-"+strconv.Itoa(os.Getpid())+".sock")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer runSock.Close()
-	o := runIn(t, f.config(WorkspaceWrite), f.probe+" "+reexec.Marker+" "+testProbe+" connect-unix "+runSock.Addr().String())
-	if o.code == 0 {
-		t.Errorf("connected to a host socket under /run: %s", o.stdout)
-	}
-	o = runIn(t, f.config(WorkspaceWrite), f.probe+" "+reexec.Marker+" "+testProbe+" connect-unix "+sockPath)
-	t.Logf("connect to a host pathname socket outside the roots: exit %d %s (Landlock ABI %d; blocked only from ABI 9)", o.code, strings.TrimSpace(o.stdout), Doctor().LandlockABI)
 }
 
 // waitGone is a small helper for tests that start background work.

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -41,6 +42,16 @@ func sock(domain, typ, proto int) error {
 		unix.Close(fd)
 	}
 	return err
+}
+
+// atoi is strconv.Atoi for probe arguments the test wrote; garbage gives
+// -1, which no system call accepts as a pid.
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 func errnoOf(_, _ uintptr, e unix.Errno) error {
@@ -84,6 +95,20 @@ func attempt(name, arg string) error {
 		return errnoOf(r, 0, e)
 	case "ptrace":
 		return errnoOf(unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_TRACEME, 0, 0, 0, 0, 0))
+	case "ptrace-seize":
+		// PTRACE_SEIZE on a process outside the sandbox (arg is its pid
+		// on the host); a tracer's exit detaches it again.
+		return unix.PtraceSeize(atoi(arg))
+	case "process_vm_readv-pid":
+		// Read a word of a process outside the sandbox; the address is
+		// irrelevant, the access check comes first.
+		buf := make([]byte, 8)
+		local := []unix.Iovec{{Base: &buf[0], Len: 8}}
+		remote := []unix.RemoteIovec{{Base: 0x400000, Len: 8}}
+		_, err := unix.ProcessVMReadv(atoi(arg), local, remote, 0)
+		return err
+	case "setxattr":
+		return unix.Setxattr(arg, "user.shellcap-escape", []byte("x"), 0)
 	case "process_vm_readv":
 		buf := make([]byte, 8)
 		src := []byte("12345678")

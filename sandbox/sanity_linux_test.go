@@ -18,18 +18,19 @@ import (
 	"time"
 )
 
-// TestSanity checks that ordinary work keeps working in the sandbox: a
-// sandbox that breaks it gets switched off.
-func TestSanity(t *testing.T) {
-	requireSandbox(t)
+// sanityCase is one piece of ordinary work: a bash script, the stdout it
+// must print, and environment it needs.
+type sanityCase struct {
+	name, script, want string
+	env                []string
+}
+
+func sanityCases() []sanityCase {
 	gitEnv := []string{
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 	}
-	cases := []struct {
-		name, script, want string
-		env                []string
-	}{
+	return []sanityCase{
 		{"git init add commit", "git init -q . && echo hi > a && git add a && git commit -qm first && git log --oneline | wc -l", "1", gitEnv},
 		{"pipes", "seq 1 1000 | grep 7 | wc -l | tr -d ' '", "271", nil},
 		{"background jobs and wait", "(sleep 0.2; echo a > bg1) & (echo b > bg2) & wait; cat bg1 bg2 | tr -d '\\n'", "ab", nil},
@@ -39,8 +40,14 @@ func TestSanity(t *testing.T) {
 		{"dev null and urandom", "head -c 16 /dev/urandom > /dev/null && echo ok", "ok", nil},
 		{"no network interfaces but lo", "ls /sys/class/net | tr '\\n' ' '", "lo", nil},
 	}
+}
+
+// TestSanity checks that ordinary work keeps working in the sandbox, both
+// ways of starting: a sandbox that breaks it gets switched off.
+func TestSanity(t *testing.T) {
+	requireSandbox(t)
 	for _, mode := range startModes {
-		for _, c := range cases {
+		for _, c := range sanityCases() {
 			t.Run(mode+"/"+c.name, func(t *testing.T) {
 				ws := t.TempDir()
 				o := runVia(t, mode, Config{Workspace: ws}, c.script, c.env...)
@@ -72,7 +79,7 @@ func TestGitInProtectedRepo(t *testing.T) {
 // that what the command leaves in /tmp does not reach the host.
 func TestPrivateTmp(t *testing.T) {
 	requireSandbox(t)
-	host, err := os.CreateTemp("", "shellcap-host-")
+	host, err := os.CreateTemp("/tmp", "shellcap-host-")
 	if err != nil {
 		t.Fatal(err)
 	}
