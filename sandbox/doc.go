@@ -64,9 +64,12 @@
 //     and xattr changes outside the writable roots), a fresh /proc of the
 //     new pid namespace (host processes are invisible: kill, ptrace and
 //     /proc/PID access get ESRCH or ENOENT), a fresh read-only /sys unless
-//     Network is NetworkFull, empty tmpfs on /tmp and /dev/shm, and on /run
-//     unless Network is NetworkFull (hiding host unix sockets there, such as
-//     a caching resolver's). The writable roots (the workspace for
+//     Network is NetworkFull, empty tmpfs on /tmp, /dev/shm and /run
+//     (hiding the user's sockets there: session bus, agents, a caching
+//     resolver; with NetworkFull the directory /etc/resolv.conf points into,
+//     if it is under /run, comes back read-only), and a private devpts
+//     instance on /dev/pts and /dev/ptmx (the host's terminals are out of
+//     reach). The writable roots (the workspace for
 //     WorkspaceWrite, ExtraWritable) are re-attached read-write; extra
 //     readable roots under the hidden directories are re-attached
 //     read-only.

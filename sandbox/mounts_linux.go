@@ -100,6 +100,9 @@ func setupMounts(p *policy) error {
 			return fmt.Errorf("mount /sys: %w", err)
 		}
 	}
+	if err := privatePTYs(); err != nil {
+		return err
+	}
 	for _, d := range masked {
 		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
 			continue // absent, or a symlink such as /var/run -> /run
@@ -129,6 +132,23 @@ func setupMounts(p *policy) error {
 		if err := protect(w); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// privatePTYs replaces the host's /dev/pts with a new devpts instance and
+// /dev/ptmx with its multiplexer: terminals the command opens are its own,
+// and the host's terminals (an ssh session, the terminal the agent runs
+// in), which /dev/pts would otherwise name, are out of reach.
+func privatePTYs() error {
+	if _, err := os.Stat("/dev/pts"); err != nil {
+		return nil // no devpts to hide
+	}
+	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
+		return fmt.Errorf("mount a private /dev/pts: %w", err)
+	}
+	if err := unix.Mount("/dev/pts/ptmx", "/dev/ptmx", "", unix.MS_BIND, ""); err != nil {
+		return fmt.Errorf("bind /dev/pts/ptmx over /dev/ptmx: %w", err)
 	}
 	return nil
 }

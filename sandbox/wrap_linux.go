@@ -243,7 +243,10 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 
 	pol.Mounts = caps.UserNamespaces
 	if !pol.Mounts {
-		degrade(Downgrade{Layer: LayerNamespaces, Reason: "user namespaces unavailable: " + caps.UserNamespacesError})
+		degrade(Downgrade{Layer: LayerNamespaces, Reason: "user namespaces unavailable (" + caps.UserNamespacesError + "): " +
+			"host processes stay visible (ps, /proc/PID/cmdline, /proc/PID/fd listings); chmod, chown, touch and xattr " +
+			"changes to the user's own files outside the writable roots are not stopped; the host's /dev/shm, /run " +
+			"sockets and terminals (/dev/pts) are reachable"})
 		degrade(Downgrade{Layer: LayerProtected, Reason: "read-only protected paths need a mount namespace"})
 	}
 
@@ -256,7 +259,14 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 	pol.Readable = append(pol.Readable, extraR...)
 	if pol.Mounts {
 		pol.Writable = append(pol.Writable, privateDirs...)
-		pol.MaskRun = netw != NetworkFull
+		// /run always hides behind a tmpfs: it holds the user's sockets
+		// (session bus, gpg-agent, docker). With the full network, the
+		// resolver configuration some systems keep there comes back
+		// read-only.
+		pol.MaskRun = true
+		if netw == NetworkFull {
+			pol.Readable = append(pol.Readable, resolverDirs()...)
+		}
 	}
 	pol.Writable = append(pol.Writable, deviceWritable...)
 	pol.Readable = append(pol.Readable, systemReadable...)
@@ -358,4 +368,14 @@ func dedupe(ps, skip []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// resolverDirs are the directories under /run that /etc/resolv.conf
+// resolves into, when it does (systemd-resolved, NetworkManager).
+func resolverDirs() []string {
+	t, err := filepath.EvalSymlinks("/etc/resolv.conf")
+	if err != nil || !underAny(t, []string{"/run", "/var/run"}) {
+		return nil
+	}
+	return []string{filepath.Dir(t)}
 }
