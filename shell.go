@@ -206,6 +206,11 @@ func (s *Shell) Workspace() string { return s.root }
 // ReadOnly reports whether the workspace offers no command execution.
 func (s *Shell) ReadOnly() bool { return s.readOnly }
 
+// Sandbox returns the Confiner the Shell's commands run in, nil without
+// one. Packages that start commands their own way (jobs) use it to confine
+// them alike.
+func (s *Shell) Sandbox() Confiner { return s.opts.Sandbox }
+
 // Warnings lists limits the kernel will not enforce for this Shell (for
 // example MaxProcesses for root). They are logged at New too.
 func (s *Shell) Warnings() []string { return append([]string(nil), s.warnings...) }

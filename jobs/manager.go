@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/sandbox"
 )
 
 // ErrClosed reports a call on a Manager after [Manager.Close].
@@ -77,6 +78,13 @@ func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
 		return nil, errors.New("jobs: New needs a Shell")
 	}
 	o := opts
+	if o.Sandbox == nil && sh.Sandbox() != nil {
+		cfg, ok := sandbox.ConfigOf(sh.Sandbox())
+		if !ok {
+			return nil, errors.New("jobs: the Shell's Sandbox is not a sandbox.Confiner, so jobs cannot be confined alike: set Options.Sandbox")
+		}
+		o.Sandbox = &cfg
+	}
 	if err := o.fill(); err != nil {
 		return nil, err
 	}

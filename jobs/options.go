@@ -72,8 +72,10 @@ type Options struct {
 	// which the job cannot touch (.shellcap is a protected path), and the
 	// status records what the sandbox enforces. New fails when this machine
 	// cannot provide the sandbox (errors.Is(err, sandbox.ErrDegraded) for a
-	// missing layer, unless AllowDegraded). Nil runs jobs unconfined, even
-	// when the Shell itself has a Sandbox: set both.
+	// missing layer, unless AllowDegraded). Nil means the Shell's own
+	// sandbox (made by sandbox.Confiner) when it has one, so jobs never run
+	// less confined than the Shell's commands; New refuses a Shell whose
+	// Sandbox is some other Confiner unless this is set.
 	Sandbox *sandbox.Config
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,6 +28,9 @@ func sandboxedManager(t *testing.T, sh *shellcap.Shell, opts jobs.Options) *jobs
 	}
 	m, err := jobs.New(sh, opts)
 	if errors.Is(err, sandbox.ErrDegraded) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI machine cannot provide the sandbox: %v", err)
+		}
 		t.Skipf("no sandbox on this machine: %v", err)
 	}
 	if err == nil {
@@ -228,4 +232,57 @@ func TestSandboxedJobSurvivesHostRestart(t *testing.T) {
 	if want := "[stdout]\nhost-started\n\n[stopped]\n[exit code: 143]"; s.Text() != want {
 		t.Fatalf("Stop after restart = %q, want %q", s.Text(), want)
 	}
+}
+
+// TestShellSandboxConfinesJobs: a Manager on a sandboxed Shell confines its
+// jobs alike without being told, and refuses a Shell whose sandbox it
+// cannot reproduce.
+func TestShellSandboxConfinesJobs(t *testing.T) {
+	if c := sandbox.Doctor(); !c.UserNamespaces || c.LandlockABI == 0 || !c.Seccomp {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI machine cannot provide the sandbox:\n%s", c.Text())
+		}
+		t.Skipf("no sandbox on this machine:\n%s", c.Text())
+	}
+	ws := t.TempDir()
+	_, value, _ := strings.Cut(testMark, "=")
+	sh, err := shellcap.New(shellcap.Options{Workspace: ws, Env: markEnv(value), Sandbox: sandbox.Confiner(sandbox.Config{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	m := managerOn(t, sh, jobs.Options{})
+	outside := t.TempDir()
+	ctx := ctxFor(t)
+	res, err := m.Start(ctx, jobs.StartRequest{Command: "echo x > " + outside + "/escaped; echo done"})
+	if err != nil || res.Sandbox == nil {
+		t.Fatalf("Start: %v %+v", err, res)
+	}
+	w, err := m.Wait(ctx, res.ID, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(w.Text(), "done") {
+		t.Fatalf("the job did not run to its end:\n%s", w.Text())
+	}
+	if _, err := os.Stat(filepath.Join(outside, "escaped")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the job wrote outside the workspace: %v\n%s", err, w.Text())
+	}
+
+	other, err := shellcap.New(shellcap.Options{Workspace: t.TempDir(), Sandbox: otherConfiner{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := jobs.New(other, jobs.Options{}); err == nil || !strings.Contains(err.Error(), "Options.Sandbox") {
+		t.Fatalf("New on a Shell with a foreign sandbox: %v", err)
+	}
+}
+
+// otherConfiner is a Confiner that is not package sandbox's: it confines
+// nothing, which is what New must not silently accept for jobs.
+type otherConfiner struct{}
+
+func (otherConfiner) Confine(cmd *exec.Cmd, workspace string) (*shellcap.Enforcement, error) {
+	return &shellcap.Enforcement{Profile: "other"}, nil
 }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os/exec"
+	"slices"
 
 	"github.com/shellcap/shellcap"
 )
@@ -19,6 +20,23 @@ import (
 func Confiner(cfg Config) shellcap.LaunchingConfiner { return confiner{cfg} }
 
 type confiner struct{ cfg Config }
+
+// ConfigOf returns the Config of a Confiner made by Confiner, so that what
+// starts commands outside the Shell (background jobs) can confine them
+// alike; ok is false for any other shellcap.Confiner. The slices are
+// copies.
+func ConfigOf(c shellcap.Confiner) (cfg Config, ok bool) {
+	cc, ok := c.(confiner)
+	if !ok {
+		return Config{}, false
+	}
+	cfg = cc.cfg
+	cfg.ExtraWritable = slices.Clone(cfg.ExtraWritable)
+	cfg.ExtraReadable = slices.Clone(cfg.ExtraReadable)
+	cfg.Rlimits = slices.Clone(cfg.Rlimits)
+	cfg.Allow = slices.Clone(cfg.Allow)
+	return cfg, true
+}
 
 func (c confiner) Confine(cmd *exec.Cmd, workspace string) (*shellcap.Enforcement, error) {
 	cfg := c.cfg
