@@ -46,6 +46,10 @@ type Launcher interface {
 type Enforcement struct {
 	// Profile names the confinement, e.g. "workspace-write".
 	Profile string `json:"profile"`
+	// Network is the network the command has, e.g. "none", "allowlist"
+	// or "full"; Allow lists the destinations of an allowlist.
+	Network string   `json:"network,omitempty"`
+	Allow   []string `json:"allow,omitempty"`
 	// Layers are the mechanisms in force, in the order they are applied.
 	Layers []string `json:"layers"`
 	// LandlockABI is the Landlock ABI in use, 0 when Landlock is not.

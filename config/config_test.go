@@ -58,6 +58,8 @@ var keyCases = []keyCase{
 	{"acknowledge_unsafe", "true", "true", true},
 	{"tools", "[run_command, bash]", "run_command,bash", []string{"run_command", "bash"}},
 	{"sandbox", "read-only", "read-only", "read-only"},
+	{"sandbox_network", "allowlist", "allowlist", "allowlist"},
+	{"sandbox_allow", "[example.com:443]", "example.com:443", []string{"example.com:443"}},
 	{"server.addr", `":7777"`, ":7777", ":7777"},
 	{"server.token", "s3cret", "s3cret", "s3cret"},
 	{"server.allowed_origins", `["http://localhost:3000"]`, "http://localhost:3000", []string{"http://localhost:3000"}},
@@ -227,6 +229,8 @@ func TestBadValues(t *testing.T) {
 		{"tools: [[bash]]", `tools[0]: must be a string`},
 		{"tools: [null]", `tools[0]: must be a string`},
 		{"sandbox: docker", `sandbox: "docker": unknown sandbox profile`},
+		{"sandbox_network: some", `sandbox_network: "some": unknown sandbox network`},
+		{"sandbox_allow: [example.com]", `sandbox_allow[0]: "example.com": want host:port`},
 		{"env: {1A: x}", `env.1A: invalid variable name`},
 		{"env: {A: [1]}", `env.A: must be a string`},
 		{"env: [A=1]", `env: must be a mapping of names to values`},
@@ -371,6 +375,7 @@ func TestFromEnv(t *testing.T) {
 		{"SHELLCAP_TOOLS=[a", `config environment: SHELLCAP_TOOLS: invalid list`},
 		{"SHELLCAP_ENV_1X=1", `config environment: SHELLCAP_ENV_1X: invalid variable name "1X"`},
 		{"SHELLCAP_SANDBOX=jail", `config environment: SHELLCAP_SANDBOX: "jail": unknown sandbox profile`},
+		{"SHELLCAP_SANDBOX_ALLOW=a.example:443,b.example", `config environment: SHELLCAP_SANDBOX_ALLOW: [1]: "b.example": want host:port`},
 		{"SHELLCAP_SERVER_TOKEN=a\x00SHELLCAP_TOKEN=b", `config environment: SHELLCAP_TOKEN: conflicts with SHELLCAP_SERVER_TOKEN`},
 	} {
 		_, err := FromEnv(strings.Split(c.env, "\x00"))

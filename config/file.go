@@ -73,6 +73,12 @@ type File struct {
 	// "workspace-write" or "full-access". It is carried for the sandbox
 	// and the CLI; [File.Options] does not use it.
 	Sandbox *string `yaml:"sandbox"`
+	// SandboxNetwork is the sandbox's network: "" or "none" (no network),
+	// "allowlist" (only SandboxAllow, through a proxy) or "full".
+	SandboxNetwork *string `yaml:"sandbox_network"`
+	// SandboxAllow lists the host:port destinations of the "allowlist"
+	// network (sandbox.Config.Allow).
+	SandboxAllow []string `yaml:"sandbox_allow"`
 	// Server holds the settings of `shellcap serve` and the MCP server.
 	Server Server `yaml:"server"`
 }
@@ -129,6 +135,9 @@ var ToolNames = []string{
 
 // Sandbox profile names accepted by File.Sandbox.
 var SandboxProfiles = []string{"", "read-only", "workspace-write", "full-access"}
+
+// SandboxNetworks are the values accepted by File.SandboxNetwork.
+var SandboxNetworks = []string{"", "none", "allowlist", "full"}
 
 // LLMAPIKeys is the File.DeniedEnvPatterns entry that stands for every
 // pattern of shellcap.LLMAPIKeyEnvPatterns.

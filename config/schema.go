@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"path"
 	"reflect"
 	"regexp"
@@ -148,6 +149,17 @@ func (fd *field) check(v reflect.Value) *problem {
 		if s := v.Elem().String(); !slices.Contains(SandboxProfiles, s) {
 			return &problem{"", fmt.Sprintf("%q: unknown sandbox profile (want \"\", read-only, workspace-write or full-access)", s)}
 		}
+	case "sandbox_network":
+		if s := v.Elem().String(); !slices.Contains(SandboxNetworks, s) {
+			return &problem{"", fmt.Sprintf("%q: unknown sandbox network (want none, allowlist or full)", s)}
+		}
+	case "sandbox_allow":
+		return checkList(v, func(s string) string {
+			if _, _, err := net.SplitHostPort(s); err != nil || s == "" {
+				return fmt.Sprintf("%q: want host:port", s)
+			}
+			return ""
+		})
 	case "server.token":
 		if v.Elem().String() == Redacted {
 			return &problem{"", Redacted + " is a placeholder printed by `config print`, not a token"}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os/exec"
 
-	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/proc"
 	"github.com/shellcap/shellcap/sandbox"
 	"time"
@@ -47,22 +46,6 @@ func helperReady(pid int, limit time.Duration) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-}
-
-// enforcement is a sandbox report as a shellcap.Result carries it.
-func enforcement(rep *sandbox.Report) *shellcap.Enforcement {
-	if rep == nil {
-		return nil
-	}
-	e := &shellcap.Enforcement{Profile: string(rep.Profile), Layers: rep.Layers, LandlockABI: rep.LandlockABI}
-	for _, d := range rep.Downgrades {
-		text := d.Layer + ": " + d.Reason
-		if d.Covered != "" {
-			text += " (still covered by " + d.Covered + ")"
-		}
-		e.Downgrades = append(e.Downgrades, text)
-	}
-	return e
 }
 
 // sandboxLine is the line Start adds for the model about a sandboxed job.

@@ -179,7 +179,7 @@ func (m *Manager) runResult(req shellcap.Request, rep *JobResult, took time.Dura
 	if rep.SupervisorLost {
 		r.Notes = append(r.Notes, "The job's supervisor was lost; the exit code is unknown.")
 	}
-	r.Sandbox = enforcement(rep.Sandbox)
+	r.Sandbox = rep.Sandbox.Enforcement()
 	return r
 }
 

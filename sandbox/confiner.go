@@ -45,7 +45,7 @@ func (c confiner) Confine(cmd *exec.Cmd, workspace string) (*shellcap.Enforcemen
 	if err != nil {
 		return nil, err
 	}
-	return enforcement(rep), nil
+	return rep.Enforcement(), nil
 }
 
 func (c confiner) Launcher(workspace string) (shellcap.Launcher, error) {
@@ -61,12 +61,16 @@ func (c confiner) Launcher(workspace string) (shellcap.Launcher, error) {
 // shellLauncher adapts a Launcher to shellcap.Launcher.
 type shellLauncher struct{ *Launcher }
 
-func (l shellLauncher) Enforcement() *shellcap.Enforcement { return enforcement(l.Report()) }
+func (l shellLauncher) Enforcement() *shellcap.Enforcement { return l.Report().Enforcement() }
 
-// enforcement turns a Report into what a shellcap.Result carries.
-func enforcement(rep *Report) *shellcap.Enforcement {
-	e := &shellcap.Enforcement{Profile: string(rep.Profile), Layers: rep.Layers, LandlockABI: rep.LandlockABI}
-	for _, d := range rep.Downgrades {
+// Enforcement renders the report as what a shellcap.Result carries; nil
+// for a nil report.
+func (r *Report) Enforcement() *shellcap.Enforcement {
+	if r == nil {
+		return nil
+	}
+	e := &shellcap.Enforcement{Profile: string(r.Profile), Network: string(r.Network), Allow: r.Allow, Layers: r.Layers, LandlockABI: r.LandlockABI}
+	for _, d := range r.Downgrades {
 		text := d.Layer + ": " + d.Reason
 		if d.Covered != "" {
 			text += " (still covered by " + d.Covered + ")"

@@ -34,7 +34,8 @@ type optionFlags struct {
 		policyFile                                string
 		allow, deny, operators, denyPat, allowPat []string
 		noDenyList, allowInteractive, approval    bool
-		sandbox                                   string
+		sandbox, sandboxNet                       string
+		sandboxAllow                              []string
 	}
 }
 
@@ -70,6 +71,8 @@ func (o *optionFlags) register(f *pflag.FlagSet) {
 	f.StringSliceVar(&v.denyPat, "deny-pattern", nil, "deny commands matching these regular expressions")
 	f.StringSliceVar(&v.allowPat, "allow-pattern", nil, "allow only commands matching these regular expressions")
 	f.StringVar(&v.sandbox, "sandbox", "", "run commands in the Linux sandbox: workspace-write, read-only or full-access (see shellcap sandbox doctor)")
+	f.StringVar(&v.sandboxNet, "sandbox-network", "", "the sandbox's network: none (default), allowlist (only --sandbox-allow, through a proxy) or full")
+	f.StringSliceVar(&v.sandboxAllow, "sandbox-allow", nil, "host:port a sandboxed command may reach with --sandbox-network allowlist (repeatable; *.example.com:443 for subdomains)")
 	f.BoolVar(&v.approval, "approval-rules", false, "use the approval rule set: read-only commands run, destructive ones are denied, the rest need approval")
 }
 
@@ -103,6 +106,8 @@ func (o *optionFlags) layer(f *pflag.FlagSet) (*config.File, error) {
 	set("memory-limit", func() { l.MemoryLimit = new(int64(v.memLimit)) })
 	set("env", func() { l.Env = v.env })
 	set("sandbox", func() { l.Sandbox = &v.sandbox })
+	set("sandbox-network", func() { l.SandboxNetwork = &v.sandboxNet })
+	set("sandbox-allow", func() { l.SandboxAllow = v.sandboxAllow })
 	if v.policyFile != "" {
 		// A policy file describes the whole policy: it replaces the
 		// policy of the lower layers.
@@ -190,7 +195,11 @@ func sandboxConfig(eff *config.File) *sandbox.Config {
 	if eff.Sandbox == nil || *eff.Sandbox == "" {
 		return nil
 	}
-	return &sandbox.Config{Profile: sandbox.Profile(*eff.Sandbox)}
+	cfg := &sandbox.Config{Profile: sandbox.Profile(*eff.Sandbox), Allow: eff.SandboxAllow}
+	if eff.SandboxNetwork != nil {
+		cfg.Network = sandbox.Network(*eff.SandboxNetwork)
+	}
+	return cfg
 }
 
 // jobOptions are the job Manager's options of a configuration: its jobs

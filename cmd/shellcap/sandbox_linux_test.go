@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,10 +20,46 @@ import (
 )
 
 // needSandbox skips when this machine cannot enforce the default profile.
+// Under CI=true the sandbox is required: a missing layer fails the test.
 func needSandbox(t *testing.T) {
 	t.Helper()
 	if c := sandbox.Doctor(); !c.UserNamespaces || c.LandlockABI == 0 || !c.Seccomp {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI machine cannot enforce the sandbox:\n%s", c.Text())
+		}
 		t.Skipf("no sandbox on this machine:\n%s", c.Text())
+	}
+}
+
+// TestSandboxAllowlistFlags: --sandbox-network allowlist with
+// --sandbox-allow lets a command reach exactly the listed host:port, via
+// the proxy, and nothing else.
+func TestSandboxAllowlistFlags(t *testing.T) {
+	needSandbox(t)
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		io.WriteString(w, "hello through the allowlist")
+	}))
+	defer srv.Close()
+	hostport := strings.TrimPrefix(srv.URL, "http://")
+	request := func(target string) string {
+		return `exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'GET http://` + target + `/ HTTP/1.1\r\nHost: ` + target + `\r\nConnection: close\r\n\r\n' >&3 && cat <&3`
+	}
+	ws := t.TempDir()
+	flags := []string{"run", "-w", ws, "--sandbox", "workspace-write", "--sandbox-network", "allowlist", "--sandbox-allow", hostport, "--"}
+	out, status := cli(t, append(flags, request(hostport))...)
+	if status != 0 || !strings.Contains(out, "hello through the allowlist") || hits.Load() != 1 {
+		t.Fatalf("allowed destination: %d %q (server saw %d requests)", status, out, hits.Load())
+	}
+	_, port, _ := strings.Cut(hostport, ":")
+	out, _ = cli(t, append(flags, request("localhost:"+port))...)
+	if !strings.Contains(out, "403") || hits.Load() != 1 {
+		t.Fatalf("unlisted name: %q (server saw %d requests)", out, hits.Load())
+	}
+	out, status = cli(t, append(flags, "exec 3<>/dev/tcp/"+strings.Replace(hostport, ":", "/", 1))...)
+	if status == 0 || hits.Load() != 1 {
+		t.Fatalf("direct connection: %d %q", status, out)
 	}
 }
 
