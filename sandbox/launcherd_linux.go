@@ -79,8 +79,9 @@ func launcherMain() int {
 	if err != nil {
 		_ = writeFrame(launcherCtlFD, launcherReady{Error: err.Error()}, nil)
 		fmt.Fprintf(os.Stderr, "shellcap sandbox launcher: %v\n", err)
-		return helperFailed
+		exitNow(helperFailed)
 	}
+	exitNow(0)
 	return 0
 }
 
@@ -316,7 +317,7 @@ func initMain() int {
 	}
 	if err != nil {
 		fmt.Fprint(ready, err.Error())
-		return helperFailed
+		exitNow(helperFailed)
 	}
 	signal.Ignore(ignoredByInit...)
 	children := make(chan os.Signal, 1)
@@ -336,6 +337,7 @@ func initMain() int {
 	ready.Close()
 	life := os.NewFile(initLifelineFD, "lifeline")
 	_, _ = io.Copy(io.Discard, life)
+	exitNow(0)
 	return 0
 }
 
