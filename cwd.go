@@ -83,6 +83,15 @@ func cwdTrap(file string) string {
 	return "trap " + shellQuote(action) + " EXIT; "
 }
 
+// cwdFD is the descriptor on which a sandboxed shell reports its final
+// directory: high, so that scripts using the usual 3 to 9 do not collide
+// with it.
+const cwdFD = "63"
+
+// cwdTrapFD is cwdTrap for a shell that gets the record file as its
+// descriptor 3 (ExtraFiles[0]): it moves it to cwdFD first.
+const cwdTrapFD = "exec " + cwdFD + ">&3 3>&-; trap '{ builtin pwd -P >&" + cwdFD + "; } 2>/dev/null' EXIT; "
+
 // updateCwd adopts the directory the command ended in, only after a clean
 // exit, and only if it is a directory inside the workspace.
 func (s *Shell) updateCwd(res *Result, file string) {

@@ -45,6 +45,8 @@ type spawn struct {
 	// launch, when set, starts the prepared command instead of
 	// exec.Cmd.Start: a sandbox launcher that forks it as our child.
 	launch func(*exec.Cmd) (*os.Process, error)
+	// extra are further descriptors for the command, 3 and up.
+	extra []*os.File
 }
 
 // outcome is what happened to a spawned command.
@@ -80,6 +82,7 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 		Stdout:      outW,
 		Stderr:      errW,
 		SysProcAttr: sessionAttr(),
+		ExtraFiles:  sp.extra,
 	}
 	var stdinW *os.File
 	switch in := sp.stdin.(type) {

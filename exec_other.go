@@ -29,6 +29,7 @@ type spawn struct {
 	maxBytes int64
 	confine  func(*exec.Cmd) error
 	launch   func(*exec.Cmd) (*os.Process, error)
+	extra    []*os.File
 }
 
 type outcome struct {

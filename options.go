@@ -134,9 +134,11 @@ type Options struct {
 	// Sandbox confines every command Run starts (see package sandbox,
 	// whose Confiner builds one); results then carry what it enforces in
 	// Result.Sandbox. Nil runs commands with the host user's rights. New
-	// fails when the sandbox cannot be had on this machine. It cannot be
-	// combined with PersistCwd yet: the directory record lives in the
-	// protected .shellcap directory.
+	// fails when the sandbox cannot be had on this machine. With
+	// PersistCwd, the sandbox must be a LaunchingConfiner (as
+	// sandbox.Confiner is): the shell then reports its final directory on
+	// an inherited descriptor (63), since the directory record's own place
+	// is out of the sandbox's reach.
 	Sandbox Confiner
 
 	// Logger receives debug and warning logs. Nil discards them.

@@ -89,8 +89,8 @@ func New(opts Options) (*Shell, error) {
 		s.log.Warn("shellcap: limit not enforced", "detail", w)
 	}
 	if o.Sandbox != nil {
-		if o.PersistCwd {
-			return nil, optionErr("PersistCwd", "cannot be combined with Sandbox yet")
+		if _, ok := o.Sandbox.(LaunchingConfiner); o.PersistCwd && !ok {
+			return nil, optionErr("PersistCwd", "needs a Sandbox that is a LaunchingConfiner (such as sandbox.Confiner)")
 		}
 		if s.launcher, err = openSandbox(o.Sandbox, root); err != nil {
 			return nil, err
@@ -259,11 +259,22 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 
 	script := s.prelude
 	var cwdFile string
+	var extra []*os.File
 	if s.opts.PersistCwd && req.Dir == "" {
 		if cwdFile, err = s.cwdCaptureFile(); err != nil {
 			s.log.Warn("shellcap: cannot track the working directory", "err", err)
-		} else {
+		} else if s.launcher == nil {
 			script += cwdTrap(cwdFile)
+			defer os.Remove(cwdFile)
+		} else if f, err := os.OpenFile(cwdFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
+			s.log.Warn("shellcap: cannot track the working directory", "err", err)
+			cwdFile = ""
+		} else {
+			// The sandbox cannot reach the record's directory: the shell
+			// gets the file as a descriptor instead.
+			script += cwdTrapFD
+			extra = []*os.File{f}
+			defer f.Close()
 			defer os.Remove(cwdFile)
 		}
 	}
@@ -288,6 +299,7 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		maxBytes: s.opts.MaxOutputBytes,
 		confine:  s.confine(res),
 		launch:   s.launch(res),
+		extra:    extra,
 	})
 	if err != nil {
 		stdout.discard()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -55,12 +56,57 @@ func TestShellSandbox(t *testing.T) {
 	}
 }
 
-func TestShellSandboxRefusesPersistCwd(t *testing.T) {
-	_, err := shellcap.New(shellcap.Options{Workspace: t.TempDir(), PersistCwd: true, Sandbox: sandbox.Confiner(sandbox.Config{})})
+// TestShellSandboxPersistCwd: with PersistCwd, cd sticks across sandboxed
+// commands, a script's own descriptor 3 is left alone, and a directory
+// outside the workspace is never adopted.
+func TestShellSandboxPersistCwd(t *testing.T) {
+	ws := t.TempDir()
+	sh, err := shellcap.New(shellcap.Options{Workspace: ws, PersistCwd: true, Sandbox: sandbox.Confiner(sandbox.Config{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run := func(command string) *shellcap.Result {
+		t.Helper()
+		res, err := sh.Run(ctx, shellcap.Request{Command: command})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := run("mkdir -p a/b && cd a/b && exec 3>log.txt && echo mine >&3"); res.ExitCode != 0 {
+		t.Fatalf("cd: %s", res.Text())
+	}
+	res := run("pwd; cat log.txt")
+	if want := filepath.Join(ws, "a", "b") + "\nmine\n"; res.Stdout != want {
+		t.Fatalf("got %q, want %q", res.Stdout, want)
+	}
+	if res := run("cd /tmp"); res.ExitCode != 0 {
+		t.Fatalf("cd /tmp: %s", res.Text())
+	}
+	if res := run("pwd"); res.Stdout != filepath.Join(ws, "a", "b")+"\n" {
+		t.Fatalf("a directory outside the workspace was adopted: %q", res.Stdout)
+	}
+}
+
+// TestShellPersistCwdNeedsLauncher: a Confiner that only rewrites commands
+// cannot carry the directory record, so New refuses PersistCwd with it.
+func TestShellPersistCwdNeedsLauncher(t *testing.T) {
+	_, err := shellcap.New(shellcap.Options{Workspace: t.TempDir(), PersistCwd: true, Sandbox: wrapOnly{}})
 	var oe *shellcap.OptionError
 	if !errors.As(err, &oe) || oe.Option != "PersistCwd" {
 		t.Fatalf("New: %v", err)
 	}
+}
+
+// wrapOnly is a Confiner without a launcher.
+type wrapOnly struct{}
+
+func (wrapOnly) Confine(cmd *exec.Cmd, workspace string) (*shellcap.Enforcement, error) {
+	rep, err := sandbox.Wrap(cmd, sandbox.Config{Workspace: workspace})
+	return rep.Enforcement(), err
 }
 
 // TestShellSandboxLauncher runs commands concurrently through the Shell's
