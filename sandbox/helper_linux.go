@@ -1,10 +1,8 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -34,21 +32,12 @@ func helperMain() int {
 // runHelper applies the policy on the locked thread, in order, and execs
 // the command. Each step fails closed.
 func runHelper(early chan os.Signal) error {
-	f := os.NewFile(3, "policy")
-	if f == nil {
-		return errors.New("no policy descriptor")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxPolicy+1))
-	f.Close()
+	p, err := readPolicy(os.NewFile(3, "policy"))
 	if err != nil {
-		return fmt.Errorf("read policy: %w", err)
-	}
-	var p policy
-	if err := json.Unmarshal(data, &p); err != nil {
-		return fmt.Errorf("decode policy: %w", err)
+		return err
 	}
 	if p.Mounts {
-		if err := setupMounts(&p); err != nil {
+		if err := setupMounts(p); err != nil {
 			return err
 		}
 	}
@@ -59,6 +48,23 @@ func runHelper(early chan os.Signal) error {
 		}
 		p.Env = setEnv(p.Env, vars...)
 	}
+	if err := applyLayers(p); err != nil {
+		return err
+	}
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fmt.Errorf("close descriptors: %w", err)
+	}
+	if p.Mounts {
+		return runAsInit(p, early)
+	}
+	err = unix.Exec(p.Path, p.Args, p.Env)
+	return fmt.Errorf("exec %s: %w", p.Path, err)
+}
+
+// applyLayers applies, to the calling thread and in order, the layers
+// after the mounts: working directory, rlimits, capability drop,
+// no_new_privs, Landlock and seccomp. Each step fails closed.
+func applyLayers(p *policy) error {
 	if err := unix.Chdir(p.Dir); err != nil {
 		return fmt.Errorf("chdir %s: %w", p.Dir, err)
 	}
@@ -78,7 +84,7 @@ func runHelper(early chan os.Signal) error {
 		}
 	}
 	if p.LandlockABI > 0 {
-		if err := applyLandlock(&p); err != nil {
+		if err := applyLandlock(p); err != nil {
 			return err
 		}
 	}
@@ -87,14 +93,7 @@ func runHelper(early chan os.Signal) error {
 			return err
 		}
 	}
-	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
-		return fmt.Errorf("close descriptors: %w", err)
-	}
-	if p.Mounts {
-		return runAsInit(&p, early)
-	}
-	err = unix.Exec(p.Path, p.Args, p.Env)
-	return fmt.Errorf("exec %s: %w", p.Path, err)
+	return nil
 }
 
 // stopSignals are the signals a caller uses to stop a command; the helper

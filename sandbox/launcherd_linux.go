@@ -158,42 +158,16 @@ func readPolicy(f *os.File) (*policy, error) {
 }
 
 // confineSelf applies the layers after the mounts to the calling thread,
-// which every command is forked from: working directory, rlimits,
-// capability drop, no_new_privs, Landlock, seccomp. The launcher also
-// becomes undumpable, so nothing can open its memory or descriptors
-// through /proc, and every descriptor but the control socket is marked
-// close-on-exec.
+// which every command is forked from (see applyLayers). The launcher also
+// becomes undumpable first, so nothing can open its memory or descriptors
+// through /proc, and afterwards every descriptor but the control socket is
+// marked close-on-exec.
 func confineSelf(p *policy) error {
-	if err := unix.Chdir(p.Dir); err != nil {
-		return fmt.Errorf("chdir %s: %w", p.Dir, err)
-	}
-	for _, r := range p.Rlimits {
-		if err := unix.Setrlimit(r.Resource, &unix.Rlimit{Cur: r.Soft, Max: r.Hard}); err != nil {
-			return fmt.Errorf("rlimit %d: %w", r.Resource, err)
-		}
-	}
-	if p.DropCaps {
-		if err := dropCapabilities(); err != nil {
-			return err
-		}
-	}
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fmt.Errorf("not dumpable: %w", err)
 	}
-	if p.Profile != FullAccess {
-		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-			return fmt.Errorf("no_new_privs: %w", err)
-		}
-	}
-	if p.LandlockABI > 0 {
-		if err := applyLandlock(p); err != nil {
-			return err
-		}
-	}
-	if p.Seccomp {
-		if err := applySeccomp(p.Network); err != nil {
-			return err
-		}
+	if err := applyLayers(p); err != nil {
+		return err
 	}
 	if err := unix.CloseRange(launcherCtlFD+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
 		return fmt.Errorf("close descriptors: %w", err)
