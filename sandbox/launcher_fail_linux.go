@@ -1,12 +1,13 @@
 package sandbox
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellcap/shellcap/internal/proc"
 )
 
 // A command whose exec fails after the launcher forked it (a file the
@@ -62,22 +63,8 @@ func reapFailedStart(since uint64) {
 // isFailedStart reports whether pid is a zombie of a nested pid namespace
 // that exited with failedExecStatus and started at or after since.
 func isFailedStart(pid int, since uint64) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	closing := bytes.LastIndexByte(stat, ')')
-	if closing < 0 {
-		return false
-	}
-	fields := bytes.Fields(stat[closing+1:])
-	// fields[0] is field 3 (state); starttime is field 22, exit_code 52.
-	if len(fields) < 50 || string(fields[0]) != "Z" {
-		return false
-	}
-	start, err1 := strconv.ParseUint(string(fields[19]), 10, 64)
-	code, err2 := strconv.Atoi(string(fields[49]))
-	if err1 != nil || err2 != nil || start < since || code != failedExecStatus<<8 {
+	info, err := proc.Stat(pid)
+	if err != nil || info.State != 'Z' || info.StartTicks < since || info.ExitCode != failedExecStatus<<8 {
 		return false
 	}
 	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")

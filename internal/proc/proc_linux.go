@@ -21,6 +21,9 @@ type Info struct {
 	// StartTicks is the start time in clock ticks since boot; together with
 	// PID it identifies a process across PID reuse.
 	StartTicks uint64
+	// ExitCode is the wait status of a zombie (State 'Z'), as waitpid
+	// would report it; 0 otherwise.
+	ExitCode int
 }
 
 // WaitExited blocks until the child pid has exited, without reaping it: the
@@ -115,14 +118,19 @@ func parseStat(data []byte) (Info, error) {
 	if err1 != nil || err2 != nil || err3 != nil {
 		return Info{}, errBadStat
 	}
-	return Info{
+	info := Info{
 		PID:        pid,
 		Comm:       string(data[open+1 : closing]),
 		State:      fields[0][0],
 		PGID:       pgid,
 		SID:        sid,
 		StartTicks: start,
-	}, nil
+	}
+	// exit_code is field 52 (since Linux 3.5).
+	if len(fields) >= 50 {
+		info.ExitCode, _ = strconv.Atoi(string(fields[49]))
+	}
+	return info, nil
 }
 
 // pollInterval is how often Terminate looks at the group.

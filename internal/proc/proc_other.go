@@ -16,6 +16,7 @@ type Info struct {
 	PGID       int
 	SID        int
 	StartTicks uint64
+	ExitCode   int
 }
 
 var errUnsupported = errors.New("proc: not supported on this platform")

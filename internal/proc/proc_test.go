@@ -25,6 +25,11 @@ func TestParseStat(t *testing.T) {
 			line: "7 (a (b) c) R 1 9 8 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99 1 2",
 			want: Info{PID: 7, Comm: "a (b) c", State: 'R', PGID: 9, SID: 8, StartTicks: 99},
 		},
+		{
+			name: "zombie with its exit code",
+			line: "27138 (exe) Z 27114 27138 27138 0 -1 4227148 1 0 0 0 0 0 0 0 20 0 1 0 656718 0 0 18446744073709551615 0 0 0 0 0 0 0 0 0 1 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 64768",
+			want: Info{PID: 27138, Comm: "exe", State: 'Z', PGID: 27138, SID: 27138, StartTicks: 656718, ExitCode: 253 << 8},
+		},
 		{name: "truncated", line: "7 (x) R 1 2", bad: true},
 		{name: "no parens", line: "7 x R 1 2 3", bad: true},
 		{name: "empty", line: "", bad: true},
