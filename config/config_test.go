@@ -60,6 +60,7 @@ var keyCases = []keyCase{
 	{"sandbox", "read-only", "read-only", "read-only"},
 	{"sandbox_network", "allowlist", "allowlist", "allowlist"},
 	{"sandbox_allow", "[example.com:443]", "example.com:443", []string{"example.com:443"}},
+	{"sandbox_read_everything", "true", "true", true},
 	{"server.addr", `":7777"`, ":7777", ":7777"},
 	{"server.token", "s3cret", "s3cret", "s3cret"},
 	{"server.allowed_origins", `["http://localhost:3000"]`, "http://localhost:3000", []string{"http://localhost:3000"}},

@@ -79,6 +79,10 @@ type File struct {
 	// SandboxAllow lists the host:port destinations of the "allowlist"
 	// network (sandbox.Config.Allow).
 	SandboxAllow []string `yaml:"sandbox_allow"`
+	// SandboxReadEverything is sandbox.Config.ReadEverything: sandboxed
+	// commands may read the whole filesystem, not only the system
+	// directories and the workspace.
+	SandboxReadEverything *bool `yaml:"sandbox_read_everything"`
 	// Server holds the settings of `shellcap serve` and the MCP server.
 	Server Server `yaml:"server"`
 }

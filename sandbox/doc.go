@@ -93,7 +93,8 @@
 //   - Landlock with every filesystem right of the best ABI the kernel has
 //     (up to 7): reads and execution only beneath system directories (/usr,
 //     /bin, /sbin, /lib*, /etc, /opt, /proc, /sys, /dev, /run, /nix/store),
-//     the workspace and the extra roots; writes only beneath the writable
+//     the workspace and the extra roots (everywhere with ReadEverything,
+//     an opt-in); writes only beneath the writable
 //     roots, the private /tmp and /dev/shm and a few device files
 //     (/dev/null, /dev/zero, /dev/full, /dev/tty, /dev/ptmx, /dev/pts,
 //     /dev/random, /dev/urandom). TCP bind and connect are denied unless

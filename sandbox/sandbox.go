@@ -70,6 +70,13 @@ type Config struct {
 	// and execute, such as a toolchain outside the system directories. They
 	// must exist.
 	ExtraReadable []string
+	// ReadEverything lets the command read (and execute) the whole
+	// filesystem as the sandbox shows it, not only the system directories,
+	// the workspace and ExtraReadable: useful for a read-only review of a
+	// machine, at the price of exposing the user's files (~/.ssh among
+	// them) to reading. Writes stay limited as the profile says; /tmp,
+	// /dev/shm and /run are still private.
+	ReadEverything bool
 	// Network is the network access; zero means NetworkNone.
 	Network Network
 	// Allow lists the destinations the NetworkAllowlist proxy connects

@@ -130,6 +130,27 @@ func TestReadOnlyProfile(t *testing.T) {
 	}
 }
 
+// TestReadEverything: the opt-in lets a read-only command read a file
+// outside every root, and still write nothing outside /tmp, in both ways
+// of starting; without it the same read fails.
+func TestReadEverything(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	for _, mode := range startModes {
+		cfg := f.config(ReadOnly)
+		o := runVia(t, mode, cfg, "cat "+f.secret)
+		if o.code == 0 {
+			t.Fatalf("%s: read %s without ReadEverything", mode, f.secret)
+		}
+		cfg.ReadEverything = true
+		o = runVia(t, mode, cfg, "cat "+f.secret+" && ! echo x >> "+f.secret+" && ! echo x > new")
+		if o.code != 0 || !strings.Contains(o.stdout, secretText) {
+			t.Fatalf("%s: exit %d %q %s", mode, o.code, o.stdout, o.stderr)
+		}
+		f.untouched(t)
+	}
+}
+
 // TestNetworkFull checks that the full network keeps host TCP, still
 // denies AF_VSOCK and keeps the filesystem confinement.
 func TestNetworkFull(t *testing.T) {

@@ -270,6 +270,9 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 	}
 	pol.Writable = append(pol.Writable, deviceWritable...)
 	pol.Readable = append(pol.Readable, systemReadable...)
+	if cfg.ReadEverything {
+		pol.Readable = append(pol.Readable, "/")
+	}
 	pol.Writable = dedupe(pol.Writable, nil)
 	pol.Readable = dedupe(pol.Readable, pol.Writable)
 

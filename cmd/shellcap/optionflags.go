@@ -36,6 +36,7 @@ type optionFlags struct {
 		noDenyList, allowInteractive, approval    bool
 		sandbox, sandboxNet                       string
 		sandboxAllow                              []string
+		sandboxReadAll                            bool
 	}
 }
 
@@ -73,6 +74,7 @@ func (o *optionFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&v.sandbox, "sandbox", "", "run commands in the Linux sandbox: workspace-write, read-only or full-access (see shellcap sandbox doctor)")
 	f.StringVar(&v.sandboxNet, "sandbox-network", "", "the sandbox's network: none (default), allowlist (only --sandbox-allow, through a proxy) or full")
 	f.StringSliceVar(&v.sandboxAllow, "sandbox-allow", nil, "host:port a sandboxed command may reach with --sandbox-network allowlist (repeatable; *.example.com:443 for subdomains)")
+	f.BoolVar(&v.sandboxReadAll, "sandbox-read-everything", false, "let sandboxed commands read the whole filesystem (~/.ssh included), not only system directories and the workspace")
 	f.BoolVar(&v.approval, "approval-rules", false, "use the approval rule set: read-only commands run, destructive ones are denied, the rest need approval")
 }
 
@@ -108,6 +110,7 @@ func (o *optionFlags) layer(f *pflag.FlagSet) (*config.File, error) {
 	set("sandbox", func() { l.Sandbox = &v.sandbox })
 	set("sandbox-network", func() { l.SandboxNetwork = &v.sandboxNet })
 	set("sandbox-allow", func() { l.SandboxAllow = v.sandboxAllow })
+	set("sandbox-read-everything", func() { l.SandboxReadEverything = &v.sandboxReadAll })
 	if v.policyFile != "" {
 		// A policy file describes the whole policy: it replaces the
 		// policy of the lower layers.
@@ -198,6 +201,9 @@ func sandboxConfig(eff *config.File) *sandbox.Config {
 	cfg := &sandbox.Config{Profile: sandbox.Profile(*eff.Sandbox), Allow: eff.SandboxAllow}
 	if eff.SandboxNetwork != nil {
 		cfg.Network = sandbox.Network(*eff.SandboxNetwork)
+	}
+	if eff.SandboxReadEverything != nil {
+		cfg.ReadEverything = *eff.SandboxReadEverything
 	}
 	return cfg
 }
