@@ -69,7 +69,8 @@
 //     resolver; with NetworkFull the directory /etc/resolv.conf points into,
 //     if it is under /run, comes back read-only), and a private devpts
 //     instance on /dev/pts and /dev/ptmx (the host's terminals are out of
-//     reach). The writable roots (the workspace for
+//     reach), and empty tmpfs on /home, /root and $HOME unless
+//     ReadEverything (the user's files and sockets there). The writable roots (the workspace for
 //     WorkspaceWrite, ExtraWritable) are re-attached read-write; extra
 //     readable roots under the hidden directories are re-attached
 //     read-only.
@@ -147,9 +148,11 @@
 // Not protected:
 //
 //   - Kernel bugs: the kernel is shared; seccomp only narrows its surface.
-//   - Pathname unix sockets outside the hidden directories: below Landlock
-//     ABI 9 a command can connect to a host socket it can name (for
-//     example one in a directory it cannot otherwise read).
+//   - Pathname unix sockets outside the hidden directories (/tmp,
+//     /dev/shm, /run, /home, /root and $HOME, unless ReadEverything): below
+//     Landlock ABI 9 a command can connect to a host socket it can name
+//     elsewhere (for example under /var/tmp or /srv, in a directory it
+//     cannot otherwise read).
 //   - Protected paths created after the start (of the command, or of the
 //     Launcher), or that are symlinks (only
 //     their target inside the root is protected; the link can be

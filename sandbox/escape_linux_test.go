@@ -393,11 +393,19 @@ func TestUnixPathSocket(t *testing.T) {
 		t.Logf("no directory under /run is writable by uid %d ($XDG_RUNTIME_DIR unset): not trying a socket there", os.Geteuid())
 	}
 	hidden = append(hidden, filepath.Join(tempDir(t, "/tmp", "ssh-shellcap-"), "agent.sock"))
+	if home := os.Getenv("HOME"); home != "" && unix.Access(home, unix.W_OK) == nil {
+		// Like a gpg-agent or rootless container engine socket.
+		hidden = append(hidden, filepath.Join(tempDir(t, home, ".shellcap-test-agent-"), "S.agent"))
+	} else {
+		t.Logf("$HOME %q is not writable by uid %d: not trying a socket there", home, os.Geteuid())
+	}
 	for _, p := range hidden {
 		listenUnix(t, p)
-		o := runIn(t, f.config(WorkspaceWrite), f.probe+" "+reexec.Marker+" "+testProbe+" connect-unix "+p)
-		if o.code == 0 {
-			t.Errorf("connected to the host socket %s: %s", p, o.stdout)
+		for _, mode := range startModes {
+			o := runVia(t, mode, f.config(WorkspaceWrite), f.probe+" "+reexec.Marker+" "+testProbe+" connect-unix "+p)
+			if o.code == 0 {
+				t.Errorf("%s: connected to the host socket %s: %s", mode, p, o.stdout)
+			}
 		}
 	}
 	if runSock != "" {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,6 +51,7 @@ func setupMounts(p *policy) error {
 	if p.MaskRun {
 		masked = append(masked, "/run", "/var/run")
 	}
+	masked = append(masked, p.Homes...)
 	type kept struct {
 		path string
 		fd   int
@@ -108,8 +110,8 @@ func setupMounts(p *policy) error {
 			continue // absent, or a symlink such as /var/run -> /run
 		}
 		mode := "mode=1777"
-		if strings.HasPrefix(d, "/run") || strings.HasPrefix(d, "/var/run") {
-			mode = "mode=755"
+		if !slices.Contains(privateDirs, d) {
+			mode = "mode=755" // /run and home directories: nothing to share
 		}
 		if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, mode); err != nil {
 			return fmt.Errorf("mount tmpfs on %s: %w", d, err)

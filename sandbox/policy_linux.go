@@ -24,6 +24,9 @@ type policy struct {
 	Readable []string `json:"readable"`
 	// MaskRun hides the host /run behind an empty tmpfs (host unix sockets).
 	MaskRun bool `json:"mask_run"`
+	// Homes are home directories hidden behind an empty tmpfs (the
+	// user's sockets and files there); roots inside them come back.
+	Homes []string `json:"homes,omitempty"`
 	// ProcByInit leaves /proc to the init process of a launcher's pid
 	// namespace: only a process inside that namespace can mount its procfs.
 	ProcByInit bool `json:"proc_by_init,omitempty"`

@@ -412,3 +412,23 @@ func TestStopSignal(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspaceInHome: home directories are hidden, but a workspace inside
+// one comes back, writable, with its protected paths.
+func TestWorkspaceInHome(t *testing.T) {
+	requireSandbox(t)
+	home := os.Getenv("HOME")
+	if home == "" || unix.Access(home, unix.W_OK) != nil {
+		t.Skipf("$HOME %q is not writable here", home)
+	}
+	ws := tempDir(t, home, ".shellcap-test-ws-")
+	mustWrite(t, filepath.Join(ws, ".git/config"), "[core]\n", 0o644)
+	mustWrite(t, filepath.Join(home, ".shellcap-test-secret"), secretText, 0o600)
+	t.Cleanup(func() { os.Remove(filepath.Join(home, ".shellcap-test-secret")) })
+	for _, mode := range startModes {
+		o := runVia(t, mode, Config{Workspace: ws}, "echo ok > made && cat made; ls -A "+home+" | grep -c shellcap-test-secret; echo x > .git/config || echo protected")
+		if o.stdout != "ok\n0\nprotected\n" {
+			t.Errorf("%s: exit %d %q %s", mode, o.code, o.stdout, o.stderr)
+		}
+	}
+}

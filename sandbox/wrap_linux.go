@@ -267,6 +267,9 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 		if netw == NetworkFull {
 			pol.Readable = append(pol.Readable, resolverDirs()...)
 		}
+		if !cfg.ReadEverything {
+			pol.Homes = homeDirs()
+		}
 	}
 	pol.Writable = append(pol.Writable, deviceWritable...)
 	pol.Readable = append(pol.Readable, systemReadable...)
@@ -381,4 +384,24 @@ func resolverDirs() []string {
 		return nil
 	}
 	return []string{filepath.Dir(t)}
+}
+
+// homeDirs are the home directories the sandbox hides: /home, /root and
+// this user's $HOME, those that exist as directories. Landlock already
+// denies reading them; hidden, they also hold no unix socket a command
+// could connect to by path (gpg-agent, a rootless container engine),
+// which Landlock before ABI 9 does not stop.
+func homeDirs() []string {
+	dirs := []string{"/home", "/root"}
+	if h := filepath.Clean(os.Getenv("HOME")); filepath.IsAbs(h) && h != "/" &&
+		!underAny(h, dirs) && !underAny(h, systemReadable) && !underAny(h, privateDirs) {
+		dirs = append(dirs, h)
+	}
+	var out []string
+	for _, d := range dirs {
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+			out = append(out, d)
+		}
+	}
+	return out
 }
