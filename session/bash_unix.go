@@ -207,10 +207,11 @@ const (
 )
 
 // await reads output into out and status records until a record with an
-// id of at least minID arrives (it then drains the output that came before
-// it), the shell dies, the deadline passes, ctx ends or out's cap is hit.
-// A zero deadline or nil ctx means none.
-func (b *bash) await(ctx context.Context, minID uint64, deadline time.Time, out *sink) (record, outcome) {
+// id of at least minID that issued accepts arrives (it then drains the
+// output that came before it), the shell dies, the deadline passes, ctx
+// ends or out's cap is hit. Records with other ids are skipped. A zero
+// deadline or nil ctx means none.
+func (b *bash) await(ctx context.Context, minID uint64, issued func(uint64) bool, deadline time.Time, out *sink) (record, outcome) {
 	if ctx != nil {
 		stop := context.AfterFunc(ctx, b.wake)
 		defer stop()
@@ -223,7 +224,7 @@ func (b *bash) await(ctx context.Context, minID uint64, deadline time.Time, out 
 		for len(b.records) > 0 {
 			rec := b.records[0]
 			b.records = b.records[1:]
-			if rec.id >= minID {
+			if rec.id >= minID && issued(rec.id) {
 				b.drainAvailable(out, buf)
 				return rec, gotRecord
 			}

@@ -29,7 +29,10 @@ import (
 //	"S" + `export -p` or nothing
 //
 // The id ties the record to the step that wrote it, so a record from an
-// interrupted or repeated step is recognised and skipped. Because bash
+// interrupted or repeated step is recognised and skipped. Ids carry 32
+// random bits (see Session.isIssued): bash keeps the status descriptor
+// open on a spare descriptor while a command runs, and a record the
+// command forges there names no step the Session waits for. Because bash
 // writes the record only after the command's own output has reached the
 // output pipes, everything available on them when the record arrives
 // belongs to the command; the next call starts clean.

@@ -91,6 +91,26 @@ func TestProtocolLookalikesArePlainOutput(t *testing.T) {
 	}
 }
 
+// TestForgedRecordsOnSavedDescriptors: while a command runs, bash keeps
+// the status descriptor open on a spare descriptor (10 and up) to restore
+// it afterwards, and a builtin can write there. Records forged for every
+// sequence number a guesser would try, on every such descriptor, are not
+// taken for the command's end: the call returns when the command really
+// ends, with its real status.
+func TestForgedRecordsOnSavedDescriptors(t *testing.T) {
+	s := newSession(t, session.Options{})
+	home := run(t, s, "pwd").Stdout // some steps have been issued
+	forge := `for fd in $(seq 10 30); do for k in $(seq 1 64); do
+	  { printf '%s\0run\0%s\0/etc\0\0' $((k << 32)) 77; printf '%s\0run\0%s\0/etc\0\0' $k 77; } >&$fd
+	done; done 2>/dev/null
+echo after; (exit 5)`
+	res := run(t, s, forge)
+	if res.ExitCode != 5 || res.Stdout != "after\n" || res.Cwd == "/etc" {
+		t.Fatalf("a forged record was taken: exit %d, cwd %q\n%s", res.ExitCode, res.Cwd, res.Text())
+	}
+	want(t, run(t, s, "echo next; pwd"), "[stdout]\nnext\n"+home)
+}
+
 func TestStdinIsEndOfFile(t *testing.T) {
 	s := newSession(t, session.Options{})
 	for _, tc := range []struct{ cmd, text string }{

@@ -18,8 +18,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"crypto/rand"
+	"encoding/binary"
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/textfmt"
+	"slices"
 )
 
 // ErrClosed reports a call on a closed Session.
@@ -43,9 +46,10 @@ type Session struct {
 	mu      sync.Mutex
 	b       *bash // nil after a failed restart and after Close
 	closed  bool
-	seq     uint64 // last step id used
-	cwd     string // the shell's directory after the last call
-	exports string // `export -p` after the last call
+	seq     uint64   // sequence number of the last step id issued
+	issued  []uint64 // the step ids issued lately, newest last
+	cwd     string   // the shell's directory after the last call
+	exports string   // `export -p` after the last call
 }
 
 // New starts a session in sh's workspace. ctx bounds the start only.
@@ -139,7 +143,7 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	why := shellDied
 	var rec record
 	if err := s.b.send(stepLine(id, root, req.Command, mayChangeExports(req.Command))); err == nil {
-		rec, why = s.b.await(ctx, id, start.Add(timeout), out)
+		rec, why = s.b.await(ctx, id, s.isIssued, start.Add(timeout), out)
 	}
 	died := false
 	switch why {
@@ -193,7 +197,7 @@ func (s *Session) interrupt(ctx context.Context, res *Result, out *sink, callSta
 		id := minID
 		for {
 			_ = s.b.send(syncLine(id)) // a shell that is gone shows in await
-			rec, why := s.b.await(nil, minID, earlier(deadline, time.Now().Add(resyncEvery)), out)
+			rec, why := s.b.await(nil, minID, s.isIssued, earlier(deadline, time.Now().Add(resyncEvery)), out)
 			if why == gotRecord {
 				s.remember(rec)
 				if !res.TimedOut {
@@ -330,7 +334,7 @@ func (s *Session) start(ctx context.Context, restore bool) error {
 	why := shellDied
 	var rec record
 	if err := b.send(setupLine(id)); err == nil {
-		rec, why = b.await(ctx, id, time.Now().Add(DefaultStartTimeout), out)
+		rec, why = b.await(ctx, id, s.isIssued, time.Now().Add(DefaultStartTimeout), out)
 	}
 	if why != gotRecord {
 		b.kill()
@@ -368,7 +372,28 @@ func (s *Session) exitCwd() string     { return filepath.Join(s.dir, "exit-cwd")
 
 func (s *Session) nextID() uint64 {
 	s.seq++
-	return s.seq
+	var r [4]byte
+	_, _ = rand.Read(r[:])
+	id := s.seq<<32 | uint64(binary.LittleEndian.Uint32(r[:]))
+	s.issued = append(s.issued, id)
+	if len(s.issued) > maxIssued {
+		s.issued = s.issued[1:]
+	}
+	return id
+}
+
+// maxIssued is how many step ids a Session remembers; a call issues a few
+// at most (its step, the resynchronisation steps after an interrupt).
+const maxIssued = 64
+
+// isIssued reports whether id is one this Session issued lately. Step ids
+// carry the sequence number in their high 32 bits, so that they order,
+// and 32 random bits below: a command that writes a record into the
+// status pipe through a descriptor bash keeps open while it runs (bash
+// saves the status descriptor to a spare one during the command's
+// redirections) cannot name a step the Session is waiting for.
+func (s *Session) isIssued(id uint64) bool {
+	return slices.Contains(s.issued, id)
 }
 
 // keepBytes is how much of each stream is held in memory.
