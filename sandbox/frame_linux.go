@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 
 	"golang.org/x/sys/unix"
 )
@@ -86,11 +85,11 @@ func readFrame(sock int, v any) ([]int, error) {
 			break
 		}
 	}
+	if errors.Is(err, unix.ECONNRESET) || (err == nil && n == 0) {
+		return nil, errPeerGone
+	}
 	if err != nil {
 		return nil, err
-	}
-	if n == 0 {
-		return nil, errPeerGone
 	}
 	fds, err := parseRights(oob[:oobn])
 	if err == nil && flags&unix.MSG_CTRUNC != 0 {
@@ -145,11 +144,11 @@ func readFull(sock int, p []byte) error {
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
+		if errors.Is(err, unix.ECONNRESET) || (err == nil && n == 0) {
+			return errPeerGone
+		}
 		if err != nil {
 			return err
-		}
-		if n == 0 {
-			return io.ErrUnexpectedEOF
 		}
 		p = p[n:]
 	}

@@ -105,10 +105,11 @@ func (l *Launcher) Start(cmd *exec.Cmd) (*os.Process, error) {
 			l.h, l.report = h, rep
 		}
 		p, err := l.h.start(req, files.fds)
-		if err == nil || attempt > 0 || !l.h.dead() {
+		if err == nil || attempt > 0 || !(errors.Is(err, errPeerGone) || l.h.dead()) {
 			return p, err
 		}
-		// The helper died since the last command: build a new one once.
+		// The helper died since the last command (its socket is closed,
+		// though it may not be reaped yet): build a new one, once.
 		l.h.close()
 		l.h = nil
 	}

@@ -156,6 +156,17 @@ func TestLauncherLifetime(t *testing.T) {
 	if o.code != 0 || o.stdout != "again\n" {
 		t.Fatalf("after the launcher died: %+v", o)
 	}
+	// Killed again, and used at once, before anything reaped it.
+	l.mu.Lock()
+	old = l.h.cmd.Process.Pid
+	l.mu.Unlock()
+	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	o = launchIn(t, l, ws, `echo at once`)
+	if o.code != 0 || o.stdout != "at once\n" {
+		t.Fatalf("right after the launcher died: %+v", o)
+	}
 
 	launchIn(t, l, ws, `setsid sleep 1001 >/dev/null 2>&1 < /dev/null &`)
 	left := appearing("sleep\x001001")
