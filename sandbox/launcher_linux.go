@@ -194,7 +194,7 @@ func startLauncher(cfg Config) (*launcherProc, *Report, error) {
 	// death closes the socket, so the read cannot hang on a dead helper;
 	// a helper stuck while setting up is killed after the timeout.
 	stuck := time.AfterFunc(launcherStartTimeout, func() { _ = cmd.Process.Kill() })
-	var ready launcherReady
+	var ready launchReply
 	_, err = readFrame(h.ctl, &ready)
 	stuck.Stop()
 	if err == nil && ready.Error != "" {

@@ -62,14 +62,9 @@ type launchRequest struct {
 }
 
 // launchReply answers a request: the command's pidfd travels with it, or
-// Error says why there is none.
+// Error says why there is none. The launcher's first frame is a reply too:
+// empty Error when the sandbox is in place.
 type launchReply struct {
-	Error string `json:"error,omitempty"`
-}
-
-// launcherReady is the launcher's first frame: empty Error when the sandbox
-// is in place.
-type launcherReady struct {
 	Error string `json:"error,omitempty"`
 }
 
@@ -77,7 +72,7 @@ func launcherMain() int {
 	runtime.LockOSThread()
 	err := runLauncher()
 	if err != nil {
-		_ = writeFrame(launcherCtlFD, launcherReady{Error: err.Error()}, nil)
+		_ = writeFrame(launcherCtlFD, launchReply{Error: err.Error()}, nil)
 		fmt.Fprintf(os.Stderr, "shellcap sandbox launcher: %v\n", err)
 		exitNow(helperFailed)
 	}
@@ -113,7 +108,7 @@ func runLauncher() error {
 	if err := confineSelf(p); err != nil {
 		return err
 	}
-	if err := writeFrame(launcherCtlFD, launcherReady{}, nil); err != nil {
+	if err := writeFrame(launcherCtlFD, launchReply{}, nil); err != nil {
 		return nil // the host is gone
 	}
 	for {
