@@ -94,8 +94,8 @@ func TestSandboxedStart(t *testing.T) {
 	}
 }
 
-// TestSandboxedServerJobs: the MCP server built with a sandbox gives its
-// job Manager the same sandbox, so start_command runs sandboxed.
+// TestSandboxedServerJobs: the MCP server built with a sandbox runs
+// start_command, bash and run_command in it.
 func TestSandboxedServerJobs(t *testing.T) {
 	needSandbox(t)
 	ws := t.TempDir()
@@ -140,5 +140,19 @@ func TestSandboxedServerJobs(t *testing.T) {
 	}
 	if stop := call("stop_command", map[string]any{"command_id": id[1]}); !strings.HasSuffix(stop, "[stopped]\n[exit code: 143]") {
 		t.Fatalf("stop_command: %q", stop)
+	}
+	// The bash tool's whole shell runs in the sandbox too; state persists.
+	outside := t.TempDir()
+	if got := call("bash", map[string]any{"command": "export X=kept; echo x > " + outside + "/escaped || echo refused"}); !strings.Contains(got, "refused") {
+		t.Fatalf("bash: %q", got)
+	}
+	if got := call("bash", map[string]any{"command": "echo $X"}); got != "[stdout]\nkept\n" {
+		t.Fatalf("bash state: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "escaped")); !os.IsNotExist(err) {
+		t.Fatalf("the bash tool wrote outside the workspace: %v", err)
+	}
+	if got := call("run_command", map[string]any{"command": "echo x > " + outside + "/escaped2 || echo refused"}); !strings.Contains(got, "refused") {
+		t.Fatalf("run_command: %q", got)
 	}
 }
