@@ -73,7 +73,7 @@ func (s *Shell) Start(cmd *exec.Cmd) (*os.Process, *Enforcement, error) {
 	if s.launcher != nil {
 		p, err := s.launcher.Start(cmd)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrSandbox, err)
+			return nil, nil, fmt.Errorf("%w: %w", ErrSandbox, err)
 		}
 		return p, s.launcher.Enforcement(), nil
 	}

@@ -331,7 +331,9 @@ func (s *Shell) launch(res *Result) func(*exec.Cmd) (*os.Process, error) {
 	return func(cmd *exec.Cmd) (*os.Process, error) {
 		p, err := s.launcher.Start(cmd)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrSandbox, err)
+			// Both wrapped: a vanished directory or an environment over
+			// the kernel's limit is still recognised (startError).
+			return nil, fmt.Errorf("%w: %w", ErrSandbox, err)
 		}
 		res.Sandbox = s.launcher.Enforcement()
 		return p, nil

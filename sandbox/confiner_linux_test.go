@@ -177,3 +177,25 @@ func TestShellSandboxAllowlist(t *testing.T) {
 		t.Fatalf("allowlist run:\n%s", res.Text())
 	}
 }
+
+// TestShellSandboxStartErrors: what the kernel refuses inside the sandbox
+// comes back as it does without one: an environment over the kernel's
+// limit is a StartError matching E2BIG.
+func TestShellSandboxStartErrors(t *testing.T) {
+	ws := t.TempDir()
+	sh, err := shellcap.New(shellcap.Options{Workspace: ws, Sandbox: sandbox.Confiner(sandbox.Config{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	big := strings.Repeat("x", 200<<10)
+	_, err = sh.Run(t.Context(), shellcap.Request{Command: "true", Env: map[string]string{"HUGE": big}})
+	var se *shellcap.StartError
+	if !errors.As(err, &se) || !errors.Is(err, syscall.E2BIG) || !errors.Is(err, shellcap.ErrSandbox) {
+		t.Fatalf("Run with a 200 kB variable in the sandbox: %v, want a StartError matching E2BIG", err)
+	}
+	res, err := sh.Run(t.Context(), shellcap.Request{Command: "echo fine"})
+	if err != nil || res.Stdout != "fine\n" {
+		t.Fatalf("after the failed start: %v %v", err, res)
+	}
+}

@@ -222,9 +222,9 @@ func (h *launcherProc) start(req *launchRequest, fds []int) (*os.Process, error)
 		return nil, fmt.Errorf("sandbox launcher: %w", err)
 	}
 	defer closeFDs(got)
-	if rep.Error != "" {
+	if err := rep.err(); err != nil {
 		reapFailedStart(since)
-		return nil, fmt.Errorf("sandbox launcher: start %s: %s", req.Path, rep.Error)
+		return nil, fmt.Errorf("sandbox launcher: %w", err)
 	}
 	if len(got) != 1 {
 		return nil, fmt.Errorf("sandbox launcher: reply carried %d descriptors, want 1", len(got))

@@ -66,6 +66,35 @@ type launchRequest struct {
 // empty Error when the sandbox is in place.
 type launchReply struct {
 	Error string `json:"error,omitempty"`
+	// Op, Path and Errno describe an error of the operating system, so
+	// that the host can rebuild it as an *os.PathError (a vanished working
+	// directory, an environment over the kernel's limit).
+	Op    string `json:"op,omitempty"`
+	Path  string `json:"path,omitempty"`
+	Errno int    `json:"errno,omitempty"`
+}
+
+// replyTo describes err for the host.
+func replyTo(err error) launchReply {
+	rep := launchReply{Error: err.Error()}
+	var pe *os.PathError
+	var errno syscall.Errno
+	if errors.As(err, &pe) && errors.As(err, &errno) {
+		rep.Op, rep.Path, rep.Errno = pe.Op, pe.Path, int(errno)
+	}
+	return rep
+}
+
+// err rebuilds the error a reply describes, nil when there is none.
+func (r *launchReply) err() error {
+	switch {
+	case r.Error == "":
+		return nil
+	case r.Errno != 0:
+		return &os.PathError{Op: r.Op, Path: r.Path, Err: syscall.Errno(r.Errno)}
+	default:
+		return errors.New(r.Error)
+	}
 }
 
 func launcherMain() int {
@@ -123,7 +152,7 @@ func runLauncher() error {
 		rep := launchReply{}
 		var out []int
 		if err != nil {
-			rep.Error = err.Error()
+			rep = replyTo(err)
 		} else {
 			out = []int{pidfd}
 		}
@@ -236,12 +265,12 @@ func launch(req *launchRequest, fds []int) (int, error) {
 	// A failed exec after the fork would leave the host a zombie it
 	// cannot name: check what can be checked first.
 	if err := unix.Access(req.Path, unix.X_OK); err != nil {
-		return -1, fmt.Errorf("%s: %w", req.Path, err)
+		return -1, &os.PathError{Op: "fork/exec", Path: req.Path, Err: err}
 	}
 	if req.Dir != "" {
 		fd, err := unix.Open(req.Dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
-			return -1, fmt.Errorf("chdir %s: %w", req.Dir, err)
+			return -1, &os.PathError{Op: "chdir", Path: req.Dir, Err: err}
 		}
 		unix.Close(fd)
 	}
@@ -262,7 +291,7 @@ func launch(req *launchRequest, fds []int) (int, error) {
 		},
 	})
 	if err != nil {
-		return -1, err
+		return -1, &os.PathError{Op: "fork/exec", Path: req.Path, Err: err}
 	}
 	if pidfd < 0 {
 		return -1, errors.New("no pidfd for the command")
