@@ -297,6 +297,7 @@ func (m *Manager) List(ctx context.Context) (*ListResult, error) {
 		info := JobInfo{
 			ID: st.ID, Command: st.Command, Status: StatusRunning, ExitCode: st.ExitCode,
 			PID: st.PID, StartedAt: st.StartedAt, EndedAt: st.FinishedAt, Age: now.Sub(st.StartedAt),
+			Sandbox: st.Sandbox,
 		}
 		if st.finished() {
 			info.Status = StatusFinished

@@ -197,6 +197,8 @@ type JobInfo struct {
 	Age time.Duration `json:"-"`
 	// AgeMS is Age in milliseconds, for JSON.
 	AgeMS int64 `json:"age_ms"`
+	// Sandbox is what confines the job, nil when nothing does.
+	Sandbox *sandbox.Report `json:"sandbox,omitempty"`
 }
 
 // ListResult lists the workspace's jobs, oldest first.

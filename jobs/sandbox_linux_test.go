@@ -265,6 +265,9 @@ func TestShellSandboxConfinesJobs(t *testing.T) {
 	if !strings.Contains(w.Text(), "done") {
 		t.Fatalf("the job did not run to its end:\n%s", w.Text())
 	}
+	if l, err := m.List(ctx); err != nil || len(l.Jobs) != 1 || l.Jobs[0].Sandbox == nil || l.Jobs[0].Sandbox.Profile != sandbox.WorkspaceWrite {
+		t.Fatalf("List does not say the job is sandboxed: %v %+v", err, l)
+	}
 	if _, err := os.Stat(filepath.Join(outside, "escaped")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the job wrote outside the workspace: %v\n%s", err, w.Text())
 	}
