@@ -21,7 +21,9 @@ const (
 	ReadOnly Profile = "read-only"
 	// FullAccess applies no filesystem, namespace, Landlock or seccomp
 	// confinement: the command still runs in a new session, with the given
-	// rlimits and without inherited descriptors beyond 0, 1 and 2.
+	// rlimits and without inherited descriptors beyond 0, 1 and 2. It has
+	// the host's network whatever Config.Network says (the Report says
+	// NetworkFull).
 	FullAccess Profile = "full-access"
 )
 

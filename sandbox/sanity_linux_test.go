@@ -198,7 +198,7 @@ func TestFullAccess(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(other, "f")); err != nil {
 		t.Fatal("full access could not write outside the workspace")
 	}
-	if rep.Has(LayerLandlock) || !rep.Has(LayerCloseFDs) || !rep.Has(LayerSession) {
+	if rep.Has(LayerLandlock) || !rep.Has(LayerCloseFDs) || !rep.Has(LayerSession) || rep.Network != NetworkFull {
 		t.Fatalf("report: %+v", rep)
 	}
 }

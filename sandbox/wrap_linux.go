@@ -210,6 +210,9 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 	}
 	rep.Layers = append(rep.Layers, LayerSession)
 	if prof == FullAccess {
+		// No network namespace and no socket filter: whatever Network
+		// says, the command has the host's network, and the report says so.
+		rep.Network, pol.Network = NetworkFull, NetworkFull
 		if len(cfg.Rlimits) > 0 {
 			rep.Layers = append(rep.Layers, LayerRlimits)
 		}
