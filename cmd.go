@@ -82,7 +82,7 @@ func (s *Shell) Start(cmd *exec.Cmd) (*os.Process, *Enforcement, error) {
 		extra := len(cmd.ExtraFiles)
 		e, err := s.opts.Sandbox.Confine(cmd, s.root)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrSandbox, err)
+			return nil, nil, fmt.Errorf("%w: %w", ErrSandbox, err)
 		}
 		enf = e
 		defer func() {

@@ -350,7 +350,7 @@ func (s *Shell) confine(res *Result) func(*exec.Cmd) error {
 	return func(cmd *exec.Cmd) error {
 		e, err := s.opts.Sandbox.Confine(cmd, s.root)
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrSandbox, err)
+			return fmt.Errorf("%w: %w", ErrSandbox, err)
 		}
 		res.Sandbox = e
 		return nil
