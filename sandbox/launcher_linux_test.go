@@ -80,13 +80,7 @@ func TestLauncherBasics(t *testing.T) {
 // TestLauncherAttacks attacks what only a launcher has: the init of the
 // shared pid namespace, the launcher process itself, and its lifetime.
 func TestLauncherAttacks(t *testing.T) {
-	requireSandbox(t)
-	ws := t.TempDir()
-	l, err := NewLauncher(Config{Workspace: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, ws := testLauncher(t)
 
 	// The launcher is outside the commands' pid namespace: nothing in
 	// their /proc is it.
@@ -124,13 +118,7 @@ func TestLauncherAttacks(t *testing.T) {
 // TestLauncherLifetime checks that Close kills what commands left running
 // and that a launcher killed from outside is rebuilt by the next Start.
 func TestLauncherLifetime(t *testing.T) {
-	requireSandbox(t)
-	ws := t.TempDir()
-	l, err := NewLauncher(Config{Workspace: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, ws := testLauncher(t)
 	o := launchIn(t, l, ws, `setsid sleep 1000 >/dev/null 2>&1 < /dev/null & echo $!`)
 	if o.code != 0 {
 		t.Fatalf("%+v", o)
@@ -141,12 +129,7 @@ func TestLauncherLifetime(t *testing.T) {
 
 	// Kill the launcher helper from outside: its namespace goes with it,
 	// and the next Start builds a new sandbox.
-	l.mu.Lock()
-	old := l.h.cmd.Process.Pid
-	l.mu.Unlock()
-	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	killHelper(t, l)
 	for _, pid := range processesWith("sleep\x001000") {
 		if !waitGone(pid) {
 			t.Errorf("process %d outlived its launcher", pid)
@@ -157,12 +140,7 @@ func TestLauncherLifetime(t *testing.T) {
 		t.Fatalf("after the launcher died: %+v", o)
 	}
 	// Killed again, and used at once, before anything reaped it.
-	l.mu.Lock()
-	old = l.h.cmd.Process.Pid
-	l.mu.Unlock()
-	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	killHelper(t, l)
 	o = launchIn(t, l, ws, `echo at once`)
 	if o.code != 0 || o.stdout != "at once\n" {
 		t.Fatalf("right after the launcher died: %+v", o)
@@ -218,13 +196,7 @@ func appearing(s string) []int {
 // TestLauncherFailedStart starts what cannot be executed: each start fails
 // with the reason, and no zombie is left behind.
 func TestLauncherFailedStart(t *testing.T) {
-	requireSandbox(t)
-	ws := t.TempDir()
-	l, err := NewLauncher(Config{Workspace: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, ws := testLauncher(t)
 	script := ws + "/noexec"
 	if err := os.WriteFile(script, []byte("\x7fELF garbage"), 0o755); err != nil {
 		t.Fatal(err)
@@ -253,5 +225,31 @@ func TestLauncherFailedStart(t *testing.T) {
 	o := launchIn(t, l, ws, "echo fine")
 	if o.stdout != "fine\n" {
 		t.Fatalf("after failed starts: %+v", o)
+	}
+}
+
+// testLauncher returns a Launcher on a fresh workspace, closed when the
+// test ends.
+func testLauncher(t *testing.T) (*Launcher, string) {
+	t.Helper()
+	requireSandbox(t)
+	ws := t.TempDir()
+	l, err := NewLauncher(Config{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l, ws
+}
+
+// killHelper kills l's helper process from outside, as the OOM killer
+// would.
+func killHelper(t *testing.T, l *Launcher) {
+	t.Helper()
+	l.mu.Lock()
+	pid := l.h.cmd.Process.Pid
+	l.mu.Unlock()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
 	}
 }
