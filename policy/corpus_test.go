@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -137,9 +138,24 @@ func corpusPolicies(t *testing.T) map[string]*Policy {
 	return out
 }
 
+// readCorpora reads every file matching pattern, in name order, so each
+// class of cases can live in a file of its own.
+func readCorpora(t *testing.T, pattern string, withDecision bool) []corpusCase {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus matches %s (%v)", pattern, err)
+	}
+	var cases []corpusCase
+	for _, f := range files {
+		cases = append(cases, readCorpus(t, f, withDecision)...)
+	}
+	return cases
+}
+
 func TestBypassCorpus(t *testing.T) {
 	policies := corpusPolicies(t)
-	cases := readCorpus(t, "testdata/bypass.txt", true)
+	cases := readCorpora(t, "testdata/bypass*.txt", true)
 	if len(cases) < 150 {
 		t.Errorf("bypass corpus has %d cases, want at least 150", len(cases))
 	}
@@ -157,7 +173,7 @@ func TestBypassCorpus(t *testing.T) {
 
 func TestEverydayCorpus(t *testing.T) {
 	policies := corpusPolicies(t)
-	cases := readCorpus(t, "testdata/everyday.txt", false)
+	cases := readCorpora(t, "testdata/everyday*.txt", false)
 	if len(cases) < 200 {
 		t.Errorf("everyday corpus has %d cases, want at least 200", len(cases))
 	}
