@@ -61,12 +61,12 @@ func (s *serverFlags) server(cmd *cobra.Command) (*mcpserver.Server, io.Closer, 
 
 // build makes the Shell and the MCP server of an effective configuration.
 func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, error) {
-	opts, err := libraryOptions(eff)
+	opts, _, err := libraryOptions(eff)
 	if err != nil {
 		return nil, nil, err
 	}
 	opts.Approve = mcpserver.ElicitApprover
-	sh, err := shellcap.New(opts)
+	sh, warning, err := serverShell(opts, eff)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -75,12 +75,12 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 		sh.Close()
 		return nil, nil, err
 	}
-	m, err := jobs.New(sh, jobOptions(eff))
+	m, err := jobs.New(sh, jobOptions(sh))
 	if err != nil {
 		sh.Close()
 		return nil, nil, err
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Jobs: m, Tools: eff.Tools, Environment: snap, Version: version(), Logger: opts.Logger})
+	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Jobs: m, Tools: eff.Tools, Instructions: warning, Environment: snap, Version: version(), Logger: opts.Logger})
 	if err != nil {
 		m.Close()
 		sh.Close()
