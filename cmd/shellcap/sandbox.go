@@ -116,6 +116,10 @@ func openShell(opts shellcap.Options, plan sandboxPlan) (*shellcap.Shell, confin
 		c.warning = "the sandbox is degraded on this machine, so commands are less confined than the " +
 			string(cfg.Profile) + " profile says: " + degradedReason(err) +
 			". Every result lists the layers that are not enforced (`shellcap sandbox doctor` says why)."
+	case errors.Is(err, sandbox.ErrDegraded):
+		// A named profile (or a network allowlist, which nothing can
+		// stand in for) is enforced as asked or not at all.
+		return nil, c, fmt.Errorf("sandbox %s: %w (see `shellcap sandbox doctor`; without --sandbox the default profile runs degraded, with a warning)", cfg.Profile, err)
 	case errors.Is(err, sandbox.ErrUnsupported) && cfg.Profile == sandbox.FullAccess:
 		// Nothing to confine: full-access asks for no confinement.
 		sh, err := shellcap.New(opts)
