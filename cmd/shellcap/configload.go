@@ -6,12 +6,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/config"
 	"github.com/shellcap/shellcap/jobs"
+	"github.com/shellcap/shellcap/sandbox"
 )
 
 // flagOf names the flag that sets each key, for `config print`.
@@ -268,7 +270,8 @@ func serverShell(opts shellcap.Options, eff *config.File) (*shellcap.Shell, stri
 			return nil, "", errNoWorkspace
 		}
 	}
-	sh, c, err := openShell(opts, planSandbox(eff))
+	plan := planSandbox(eff)
+	sh, c, err := openShell(opts, plan)
 	if err != nil {
 		return nil, "", err
 	}
@@ -276,7 +279,30 @@ func serverShell(opts shellcap.Options, eff *config.File) (*shellcap.Shell, stri
 		slog.Warn("shellcap: " + c.warning)
 		return sh, fmt.Sprintf("WARNING: %s", c.warning), nil
 	}
-	return sh, "", nil
+	return sh, sandboxInstructions(plan.cfg), nil
+}
+
+// sandboxInstructions tells the model what the sandbox lets commands do,
+// so it does not spend calls finding out.
+func sandboxInstructions(cfg sandbox.Config) string {
+	var fs, netw string
+	switch cfg.Profile {
+	case sandbox.FullAccess:
+		return "Commands run without a sandbox (full-access), with the rights of the user who started the server."
+	case sandbox.ReadOnly:
+		fs = "they can write only a private /tmp"
+	default:
+		fs = "they can write only the workspace and a private /tmp"
+	}
+	switch cfg.Network {
+	case sandbox.NetworkFull:
+		netw = "the network is open"
+	case sandbox.NetworkAllowlist:
+		netw = "the network reaches only " + strings.Join(cfg.Allow, ", ") + ", through the proxy in HTTPS_PROXY"
+	default:
+		netw = "there is no network"
+	}
+	return fmt.Sprintf("Commands run in a sandbox (%s profile): %s, and %s.", cfg.Profile, fs, netw)
 }
 
 // options returns the Options of the effective configuration (without its

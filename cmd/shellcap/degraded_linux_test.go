@@ -196,3 +196,15 @@ func TestServerRefusesRootWorkspace(t *testing.T) {
 		t.Fatalf("mcp from / with a workspace: %v %s", err, out)
 	}
 }
+
+// TestServerInstructionsSaySandbox: where the sandbox is enforced, the
+// model is told what it allows.
+func TestServerInstructionsSaySandbox(t *testing.T) {
+	needSandbox(t)
+	ws := t.TempDir()
+	cs := serve(t, &config.File{Workspace: &ws})
+	want := "Commands run in a sandbox (workspace-write profile): they can write only the workspace and a private /tmp, and there is no network."
+	if instr := cs.InitializeResult().Instructions; !strings.HasPrefix(instr, want) {
+		t.Errorf("instructions: %q", instr)
+	}
+}
