@@ -139,6 +139,9 @@ func (o *optionFlags) loadConfig(f *pflag.FlagSet, extra ...*config.File) (*load
 			if ws, err = workspace(append([]config.Layer{user}, above...)...); err != nil {
 				return nil, err
 			}
+			if config.Within(userPath, ws) {
+				slog.Warn("config: the configuration file you named lies in the workspace, where commands may rewrite it for the next run; keep it outside", "path", userPath, "from", how)
+			}
 		}
 	}
 	var store *config.TrustStore
