@@ -271,3 +271,22 @@ func TestRunSandboxedByDefault(t *testing.T) {
 		t.Fatalf("calibration: full-access did not write outside: %d %q %v", status, out, err)
 	}
 }
+
+// TestCurrentDirectoryFile: a shellcap.yaml in the current directory (where
+// a client started the server) is a workspace file too, even with
+// --workspace elsewhere: it tightens and cannot loosen.
+func TestCurrentDirectoryFile(t *testing.T) {
+	needSandbox(t)
+	cwd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "shellcap.yml"), []byte("env: {FOO: from-cwd}\npolicy: {denied_commands: [seq]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(cwd)
+	ws := t.TempDir()
+	if out, _ := cliRun(t, "-w", ws, "--", "echo ${FOO-unset}"); strings.Contains(out, "from-cwd") {
+		t.Fatalf("the current directory's file loosened: %q", out)
+	}
+	if out, status := cliRun(t, "-w", ws, "--", "seq 1"); status != exitFailure || !strings.Contains(out, "seq") {
+		t.Fatalf("the current directory's file did not tighten: %d %q", status, out)
+	}
+}
