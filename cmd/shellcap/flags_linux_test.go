@@ -60,7 +60,7 @@ func toStrings(v any) []string {
 }
 
 // TestHomeExpansion: ~ and $HOME are expanded in --workspace, in the
-// workspace key of a configuration file and in --config.
+// workspace key of a configuration file, in --config and in --policy.
 func TestHomeExpansion(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
@@ -79,5 +79,11 @@ func TestHomeExpansion(t *testing.T) {
 	out, status := cliRun(t, "-w", "~/proj", "--", "pwd")
 	if status != 0 || !strings.Contains(out, want) {
 		t.Fatalf("run -w ~/proj: %d %q", status, out)
+	}
+	if err := os.WriteFile(filepath.Join(home, "policy.yaml"), []byte("denied_commands: [seq]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, status := cliRun(t, "-w", "~/proj", "--policy", "~/policy.yaml", "--", "seq 1"); status != exitFailure {
+		t.Fatalf("--policy ~/policy.yaml: %d %q", status, out)
 	}
 }

@@ -127,7 +127,11 @@ func (o *optionFlags) layer(f *pflag.FlagSet) (*config.File, error) {
 	if v.policyFile != "" {
 		// A policy file describes the whole policy: it replaces the
 		// policy of the lower layers.
-		data, err := os.ReadFile(v.policyFile)
+		path, err := config.ExpandHome(v.policyFile, os.Getenv("HOME"))
+		if err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
