@@ -208,3 +208,20 @@ func TestServerInstructionsSaySandbox(t *testing.T) {
 		t.Errorf("instructions: %q", instr)
 	}
 }
+
+// TestAllowlistIsNeverDropped: a host allowlist the user asked for is
+// enforced or refused; a machine without a sandbox refuses it instead of
+// running with the whole network.
+func TestAllowlistIsNeverDropped(t *testing.T) {
+	simulate(t, func(sandbox.Config) error { return fmt.Errorf("simulated: %w", sandbox.ErrUnsupported) })
+	ws := t.TempDir()
+	netw := "allowlist"
+	_, closer, err := (&serverFlags{}).build(&config.File{Workspace: &ws, SandboxNetwork: &netw, SandboxAllow: []string{"example.com:443"}})
+	if err == nil {
+		closer.Close()
+		t.Fatal("an allowlist was accepted on a machine without a sandbox")
+	}
+	if !strings.Contains(err.Error(), "not supported") {
+		t.Fatalf("error: %v", err)
+	}
+}

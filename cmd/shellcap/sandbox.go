@@ -49,8 +49,9 @@ const defaultProfile = sandbox.WorkspaceWrite
 type sandboxPlan struct {
 	// cfg is the sandbox; its Workspace is set by openShell.
 	cfg sandbox.Config
-	// explicit reports that the configuration names the profile: then a
-	// layer this machine cannot enforce is refused, not degraded.
+	// explicit reports that the configuration names the profile or a
+	// network allowlist: then a layer this machine cannot enforce is
+	// refused, not degraded.
 	explicit bool
 }
 
@@ -64,6 +65,10 @@ func planSandbox(eff *config.File) sandboxPlan {
 	}
 	if eff.SandboxNetwork != nil {
 		p.cfg.Network = sandbox.Network(*eff.SandboxNetwork)
+	}
+	// A list of hosts is honoured or refused: nothing can stand in for it.
+	if p.cfg.Network == sandbox.NetworkAllowlist || len(p.cfg.Allow) > 0 {
+		p.explicit = true
 	}
 	if eff.SandboxReadEverything != nil {
 		p.cfg.ReadEverything = *eff.SandboxReadEverything
@@ -120,7 +125,7 @@ func openShell(opts shellcap.Options, plan sandboxPlan) (*shellcap.Shell, confin
 		// A named profile (or a network allowlist, which nothing can
 		// stand in for) is enforced as asked or not at all.
 		return nil, c, fmt.Errorf("sandbox %s: %w (see `shellcap sandbox doctor`; without --sandbox the default profile runs degraded, with a warning)", cfg.Profile, err)
-	case errors.Is(err, sandbox.ErrUnsupported) && cfg.Profile == sandbox.FullAccess:
+	case errors.Is(err, sandbox.ErrUnsupported) && cfg.Profile == sandbox.FullAccess && cfg.Network != sandbox.NetworkAllowlist && len(cfg.Allow) == 0:
 		// Nothing to confine: full-access asks for no confinement.
 		sh, err := shellcap.New(opts)
 		return sh, c, err
@@ -132,9 +137,11 @@ func openShell(opts shellcap.Options, plan sandboxPlan) (*shellcap.Shell, confin
 		}
 		sh, err := shellcap.New(opts)
 		return sh, c, err
+	case errors.Is(err, sandbox.ErrUnsupported) && plan.explicit:
+		return nil, c, fmt.Errorf("sandbox %s: %w", cfg.Profile, err)
 	}
-	// Any other problem (a bad allowlist entry, a missing workspace, a
-	// named profile this machine cannot enforce) is New's to report.
+	// Any other problem (a bad allowlist entry, a missing workspace) is
+	// New's to report.
 	opts.Sandbox = sandbox.Confiner(cfg)
 	sh, err := shellcap.New(opts)
 	return sh, c, err
