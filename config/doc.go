@@ -90,9 +90,11 @@
 //   - approval_mode: none < ask < all; sandbox: full-access <
 //     workspace-write (the default) < read-only; sandbox_network: full <
 //     allowlist < none. At or above the effective value.
+//   - server.max_sessions (with the session cap): a positive value no
+//     higher than one the user set; server.share_jobs: false only.
 //   - Refused whatever the value: workspace, shell, env (added variables
 //     change what runs), head_and_tail, persist_cwd, server.addr,
-//     server.token.
+//     server.token, server.token_file.
 //
 // # Security
 //

@@ -122,8 +122,13 @@ var tightenRules = map[string]tightenRule{
 	"server.allowed_origins":      subsetOfSet("lets more browser origins reach the server"),
 	"server.max_body_bytes":       lowerCap(defaultMaxBodyBytes),
 	"server.session_idle_timeout": lowerDuration(defaultSessionIdle),
-	"server.probe_tools":          subset(envprobe.DefaultTools, "runs programs the user's configuration does not probe"),
-	"server.probe_timeout":        lowerDuration(envprobe.DefaultTimeout),
+	// Keys another branch adds (issue 12: sessions and the token file);
+	// unused until it lands.
+	"server.max_sessions":  lowerThanSet(),
+	"server.share_jobs":    onlyBool(false, false),
+	"server.token_file":    refuse("a workspace file cannot choose the server's token"),
+	"server.probe_tools":   subset(envprobe.DefaultTools, "runs programs the user's configuration does not probe"),
+	"server.probe_timeout": lowerDuration(envprobe.DefaultTimeout),
 }
 
 // The MCP server's defaults for its HTTP settings (mcpserver.HTTPOptions).
@@ -229,6 +234,19 @@ func lowerLimit() tightenRule {
 			return refusedValue(fd.value(u), "zero means no limit")
 		}
 		return refusedValue(fd.value(u), fmt.Sprintf("higher than %s", show(fd.value(base))))
+	}
+}
+
+// lowerThanSet accepts a positive value no higher than base's, and
+// nothing when base leaves the default to the server (unknown here).
+func lowerThanSet() tightenRule {
+	return func(base, u, out *File, fd *field) Note {
+		bv := fd.value(base)
+		p := fd.value(u).Elem().Int()
+		if isSet(bv) && p > 0 && p <= bv.Elem().Int() {
+			return accept(u, out, fd)
+		}
+		return refusedValue(fd.value(u), "only a positive value below one the user set is stricter")
 	}
 }
 
