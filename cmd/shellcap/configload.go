@@ -220,14 +220,14 @@ func (o *optionFlags) effective(f *pflag.FlagSet, extra ...*config.File) (*confi
 }
 
 // libraryOptions turns a configuration into the library's Options, with
-// the CLI's logger, and the sandbox it asks for.
-func libraryOptions(eff *config.File) (shellcap.Options, sandboxPlan, error) {
+// the CLI's logger; openShell adds the sandbox (planSandbox).
+func libraryOptions(eff *config.File) (shellcap.Options, error) {
 	opts, err := eff.Options()
 	if err != nil {
-		return opts, sandboxPlan{}, err
+		return opts, err
 	}
 	opts.Logger = slog.Default()
-	return opts, planSandbox(eff), nil
+	return opts, nil
 }
 
 // jobOptions are the job Manager's options for sh: its jobs run in the
@@ -247,11 +247,11 @@ func (o *optionFlags) shell(f *pflag.FlagSet, extra ...*config.File) (*shellcap.
 	if err != nil {
 		return nil, nil, err
 	}
-	opts, plan, err := libraryOptions(eff)
+	opts, err := libraryOptions(eff)
 	if err != nil {
 		return nil, nil, err
 	}
-	sh, c, err := openShell(opts, plan)
+	sh, c, err := openShell(opts, planSandbox(eff))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -265,8 +265,9 @@ func (o *optionFlags) shell(f *pflag.FlagSet, extra ...*config.File) (*shellcap.
 var errNoWorkspace = errors.New("no workspace: the current directory is /, which is no project; pass --workspace DIR (an absolute path, ~ is expanded), as MCP clients started from / need")
 
 // serverShell builds the Shell of a server: it refuses to serve / by
-// accident, and returns the sandbox warning for the model, after logging
-// it.
+// accident, and returns what the model's instructions say about the
+// sandbox: what it allows, or a warning (also logged) of what this machine
+// cannot enforce.
 func serverShell(opts shellcap.Options, eff *config.File) (*shellcap.Shell, string, error) {
 	if opts.Workspace == "" {
 		if cwd, err := os.Getwd(); err == nil && filepath.Clean(cwd) == "/" {
@@ -315,6 +316,6 @@ func (o *optionFlags) options(f *pflag.FlagSet) (shellcap.Options, *config.File,
 	if err != nil {
 		return shellcap.Options{}, nil, err
 	}
-	opts, _, err := libraryOptions(eff)
+	opts, err := libraryOptions(eff)
 	return opts, eff, err
 }

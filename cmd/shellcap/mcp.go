@@ -61,12 +61,12 @@ func (s *serverFlags) server(cmd *cobra.Command) (*mcpserver.Server, io.Closer, 
 
 // build makes the Shell and the MCP server of an effective configuration.
 func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, error) {
-	opts, _, err := libraryOptions(eff)
+	opts, err := libraryOptions(eff)
 	if err != nil {
 		return nil, nil, err
 	}
 	opts.Approve = mcpserver.ElicitApprover
-	sh, warning, err := serverShell(opts, eff)
+	sh, confinedNote, err := serverShell(opts, eff)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -80,7 +80,7 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 		sh.Close()
 		return nil, nil, err
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Jobs: m, Tools: eff.Tools, Instructions: warning, Environment: snap, Version: version(), Logger: opts.Logger})
+	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Jobs: m, Tools: eff.Tools, Instructions: confinedNote, Environment: snap, Version: version(), Logger: opts.Logger})
 	if err != nil {
 		m.Close()
 		sh.Close()
