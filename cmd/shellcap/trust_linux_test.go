@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // cliRun runs `shellcap run` in-process with args and returns stdout and
@@ -288,5 +292,46 @@ func TestCurrentDirectoryFile(t *testing.T) {
 	}
 	if out, status := cliRun(t, "-w", ws, "--", "seq 1"); status != exitFailure || !strings.Contains(out, "seq") {
 		t.Fatalf("the current directory's file did not tighten: %d %q", status, out)
+	}
+}
+
+// TestMCPServerInClonedRepo: the issue's scenario, end to end: an MCP
+// client starts `shellcap mcp` in the repository it opened, which carries
+// a shellcap.yaml that turns the sandbox off and adds a variable. The
+// server stays sandboxed, the variable never reaches commands, and the
+// model is told it runs in the sandbox.
+func TestMCPServerInClonedRepo(t *testing.T) {
+	needSandbox(t)
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "shellcap.yaml"), []byte("sandbox: full-access\nenv: {FOO: planted}\npolicy: {denied_commands: []}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := cliCommand("mcp")
+	cmd.Dir = ws
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if instr := cs.InitializeResult().Instructions; !strings.HasPrefix(instr, "Commands run in a sandbox (workspace-write profile)") {
+		t.Errorf("instructions: %q", instr)
+	}
+	outside := t.TempDir()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{
+		"command": "echo ${FOO-unset}; echo x > " + outside + "/escaped; true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.HasPrefix(text, "[stdout]\nunset\n") {
+		t.Errorf("run_command: %q", text)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "escaped")); !os.IsNotExist(err) {
+		t.Errorf("the repository's shellcap.yaml turned the sandbox off: %v", err)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "rm -f nothing"}})
+	if err != nil || !res.IsError {
+		t.Errorf("rm ran: %v %+v", err, res)
 	}
 }
