@@ -1,5 +1,8 @@
 // Package shellcap runs shell commands for AI agents and returns exactly
-// what a model should read.
+// what a model should read. The zero [Options] runs commands unconfined,
+// with the rights of the user running the program (it must work on every
+// platform): set Options.Sandbox to sandbox.Confiner for an isolation
+// boundary. The shellcap command and its MCP servers do that by default.
 //
 // A [Shell] owns a workspace directory. [Shell.Run] runs one command through
 // bash -c in a new session and process group, with stdin from /dev/null, a

@@ -5,7 +5,7 @@
 // [File.Options] turns the result into shellcap.Options:
 //
 //	file := &config.File{}
-//	if path, ok := config.Find("."); ok {
+//	if path, ok := config.Find(userDir); ok { // the user's own directory, see UserDir
 //		var err error
 //		if file, err = config.Load(path); err != nil {
 //			return err // "config shellcap.yaml: policy.denied_operatorz: unknown key"
@@ -44,14 +44,65 @@
 // # Printing
 //
 // [File.Marshal] prints every key, marking with "# default" those no
-// layer set, for `shellcap config print`.
+// layer set; [File.MarshalOrigins] also names, for each key a layer set,
+// where its value came from ([MergeLayers]), for `shellcap config print`.
+//
+// # Where configuration comes from
+//
+// Configuration that can loosen anything comes only from places the user
+// controls: a file named by --config or $SHELLCAP_CONFIG, the user's own
+// directory ([UserDir]: $XDG_CONFIG_HOME/shellcap, else
+// ~/.config/shellcap), the SHELLCAP_* environment and the flags. A
+// shellcap.yaml found in the workspace or the current directory is what a
+// cloned repository brings along, and what a command run by the model can
+// write: unless the user trusted it, [Tighten] keeps only its keys that make
+// the configuration stricter. `shellcap config trust` records a file in a
+// [TrustStore] (outside the workspace) with the SHA-256 of its content;
+// [LoadWorkspaceFile] then accepts it whole, until its content changes. A
+// symlink is never trusted, and the CLI trusts nothing when the trust store
+// lies inside the workspace.
+//
+// What tightens, key by key, against the effective value of the user's
+// layers (the value they set, else the default); a key not listed is
+// refused:
+//
+//   - read_only, disable_output_files, policy.approval: true only.
+//   - keep_ansi, acknowledge_unsafe, sandbox_read_everything,
+//     policy.allow_interactive: false only.
+//   - default_timeout, max_timeout, kill_grace, output_retention,
+//     server.session_idle_timeout, server.probe_timeout: a positive
+//     duration no longer than the effective one.
+//   - max_output_bytes, max_output_chars, server.max_body_bytes: a positive
+//     cap no higher than the effective one (zero means the default, a
+//     negative value no cap).
+//   - max_file_bytes, memory_limit, cpu_time, max_processes: a positive
+//     limit no higher than the effective one (zero means no limit).
+//   - policy.denied_commands, policy.denied_operators, policy.deny_patterns,
+//     denied_env_patterns: added to the effective list, never replacing it
+//     ("denied_commands: []" removes nothing). denied_commands is refused
+//     when the user set an allow list, which a deny list cannot join.
+//   - pass_env, tools, server.probe_tools, policy.allowed_commands (only
+//     when the user set an allow list), server.allowed_origins (only when
+//     the user set the list), sandbox_allow (with an allowlist network): a
+//     subset of the effective list.
+//   - policy.allow_patterns: any list when the user set none (an allow
+//     list only denies more), else a subset.
+//   - approval_mode: none < ask < all; sandbox: full-access <
+//     workspace-write (the default) < read-only; sandbox_network: full <
+//     allowlist < none. At or above the effective value.
+//   - server.max_sessions (with the session cap): a positive value no
+//     higher than one the user set; server.share_jobs: false only.
+//   - Refused whatever the value: workspace, shell, env (added variables
+//     change what runs), head_and_tail, persist_cwd, server.addr,
+//     server.token, server.token_file.
 //
 // # Security
 //
-// The file can lower every safeguard shellcap has (approval_mode: none,
-// an empty deny list, no output cap), so it should be as trusted as the
-// command line: do not load one from a directory the agent can write
-// without saying so. Marshal redacts the server token and env values whose
-// names look like credentials (shellcap.LLMAPIKeyEnvPatterns); prefer
-// SHELLCAP_SERVER_TOKEN to writing the token in the file.
+// A file the user loads (--config, $SHELLCAP_CONFIG, the user directory)
+// can lower every safeguard shellcap has (approval_mode: none, an empty
+// deny list, the sandbox off), so it must be as trusted as the command
+// line; so must a workspace file the user trusts. Marshal redacts the
+// server token and env values whose names look like credentials
+// (shellcap.LLMAPIKeyEnvPatterns); prefer SHELLCAP_SERVER_TOKEN to writing
+// the token in a file.
 package config

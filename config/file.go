@@ -69,9 +69,10 @@ type File struct {
 	// Tools names the MCP tools offered (see [ToolNames]). Nil offers all
 	// of them; an empty list offers none.
 	Tools []string `yaml:"tools"`
-	// Sandbox names the sandbox profile: "" (none), "read-only",
-	// "workspace-write" or "full-access". It is carried for the sandbox
-	// and the CLI; [File.Options] does not use it.
+	// Sandbox names the sandbox profile: "read-only", "workspace-write"
+	// or "full-access" (no confinement); "" is the CLI's default,
+	// workspace-write where the machine can enforce it. It is carried for
+	// the sandbox and the CLI; [File.Options] does not use it.
 	Sandbox *string `yaml:"sandbox"`
 	// SandboxNetwork is the sandbox's network: "" or "none" (no network),
 	// "allowlist" (only SandboxAllow, through a proxy) or "full".

@@ -21,7 +21,12 @@ import (
 // token, and the values of env entries whose names match
 // shellcap.LLMAPIKeyEnvPatterns. Parse reads the output back (except a
 // redacted token, which it refuses).
-func (f *File) Marshal() ([]byte, error) {
+func (f *File) Marshal() ([]byte, error) { return f.MarshalOrigins(nil) }
+
+// MarshalOrigins is [File.Marshal] with, on each key a layer set, a comment
+// saying where its value came from ("# from flag --max-timeout"), as
+// [MergeLayers] reported it. Nil origins marks only the defaults.
+func (f *File) MarshalOrigins(origins Origins) ([]byte, error) {
 	root := &yaml.Node{Kind: yaml.MappingNode}
 	parents := map[string]*yaml.Node{"": root}
 	for i := range fields {
@@ -38,14 +43,20 @@ func (f *File) Marshal() ([]byte, error) {
 			return nil, err
 		}
 		key := scalar(name)
+		comment := ""
 		if !isSet(fd.value(f)) {
+			comment = "default"
+		} else if o := origins[fd.key]; o != "" {
+			comment = "from " + o
+		}
+		if comment != "" {
 			// yaml.v3 prints a comment on the line of the node it belongs
 			// to: the key's line for a block list or mapping, else the
 			// value's.
 			if len(val.Content) > 0 {
-				key.LineComment = "default"
+				key.LineComment = comment
 			} else {
-				val.LineComment = "default"
+				val.LineComment = comment
 			}
 		}
 		parent.Content = append(parent.Content, key, val)
@@ -124,6 +135,10 @@ func (f *File) defaultValue(key string) any {
 		return shellcap.DefaultMaxOutputChars
 	case "approval_mode":
 		return shellcap.ApproveAsk
+	case "sandbox":
+		return "workspace-write" // where the machine can enforce it
+	case "sandbox_network":
+		return "none"
 	case "tools":
 		return ToolNames
 	case "policy.denied_commands":

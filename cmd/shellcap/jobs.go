@@ -25,11 +25,11 @@ func (j *jobFlags) register(cmd *cobra.Command) {
 // manager opens the workspace's job store, with the configured sandbox for
 // the jobs it starts; the caller closes both.
 func (j *jobFlags) manager(cmd *cobra.Command) (*jobs.Manager, *shellcap.Shell, error) {
-	sh, eff, err := j.options.shell(cmd.Flags())
+	sh, _, err := j.options.shell(cmd.Flags())
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := jobs.New(sh, jobOptions(eff))
+	m, err := jobs.New(sh, jobOptions(sh))
 	if err != nil {
 		sh.Close()
 		return nil, nil, err

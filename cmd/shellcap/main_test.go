@@ -25,7 +25,16 @@ func TestMain(m *testing.M) {
 	if os.Getenv("SCTEST_BE_CLI") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// The user's own configuration directory must not leak into the
+	// tests: each gets an empty one unless it sets its own.
+	home, err := os.MkdirTemp("", "shellcap-config-home-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", home)
+	code := m.Run()
+	os.RemoveAll(home)
+	os.Exit(code)
 }
 
 // cliCommand returns a command running the CLI with args.

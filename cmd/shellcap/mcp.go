@@ -66,7 +66,7 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 		return nil, nil, err
 	}
 	opts.Approve = mcpserver.ElicitApprover
-	sh, err := shellcap.New(opts)
+	sh, confinedNote, err := serverShell(opts, eff)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -75,12 +75,12 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 		sh.Close()
 		return nil, nil, err
 	}
-	m, err := jobs.New(sh, jobOptions(eff))
+	m, err := jobs.New(sh, jobOptions(sh))
 	if err != nil {
 		sh.Close()
 		return nil, nil, err
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Jobs: m, Tools: eff.Tools, Environment: snap, Version: version(), Logger: opts.Logger})
+	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Jobs: m, Tools: eff.Tools, Instructions: confinedNote, Environment: snap, Version: version(), Logger: opts.Logger})
 	if err != nil {
 		m.Close()
 		sh.Close()

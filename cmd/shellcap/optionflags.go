@@ -2,23 +2,21 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
+	"net"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/config"
-	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/policy"
-	"github.com/shellcap/shellcap/sandbox"
 )
 
 // optionFlags are the flags that configure a Shell, shared by every
 // subcommand that runs commands. Only flags given on the command line
 // count: they override SHELLCAP_* variables, which override the
-// configuration file.
+// configuration files (see loadConfig).
 type optionFlags struct {
 	configPath string
 	v          struct {
@@ -35,7 +33,7 @@ type optionFlags struct {
 		allow, deny, operators, denyPat, allowPat []string
 		noDenyList, allowInteractive, approval    bool
 		sandbox, sandboxNet                       string
-		sandboxAllow                              []string
+		sandboxAllow, allowHost                   []string
 		sandboxReadAll                            bool
 	}
 }
@@ -43,8 +41,8 @@ type optionFlags struct {
 func (o *optionFlags) register(f *pflag.FlagSet) {
 	v := &o.v
 	v.env = envFlag{}
-	f.StringVar(&o.configPath, "config", "", "configuration file (default: $SHELLCAP_CONFIG, else shellcap.yaml, .yml or .json in the current directory)")
-	f.StringVarP(&v.workspace, "workspace", "w", "", "workspace directory (default: the current directory)")
+	f.StringVar(&o.configPath, "config", "", "your configuration file (default: $SHELLCAP_CONFIG, else shellcap.yaml in $XDG_CONFIG_HOME/shellcap or ~/.config/shellcap); a shellcap.yaml in the workspace only tightens it unless trusted (shellcap config trust)")
+	f.StringVarP(&v.workspace, "workspace", "w", "", "workspace directory; ~ is expanded (default: the current directory)")
 	f.DurationVar(&v.defaultTimeout, "default-timeout", 0, "timeout when a request sets none (default 30s)")
 	f.DurationVar(&v.maxTimeout, "max-timeout", 0, "largest timeout a request may ask for (default 10m)")
 	f.DurationVar(&v.killGrace, "kill-grace", 0, "time between SIGTERM and SIGKILL on timeout (default 2s)")
@@ -71,8 +69,9 @@ func (o *optionFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&v.allowInteractive, "allow-interactive", false, "allow interactive programs (vim, less, ssh, ...)")
 	f.StringSliceVar(&v.denyPat, "deny-pattern", nil, "deny commands matching these regular expressions")
 	f.StringSliceVar(&v.allowPat, "allow-pattern", nil, "allow only commands matching these regular expressions")
-	f.StringVar(&v.sandbox, "sandbox", "", "run commands in the Linux sandbox: workspace-write, read-only or full-access (see shellcap sandbox doctor)")
+	f.StringVar(&v.sandbox, "sandbox", "", "the Linux sandbox's profile: workspace-write (default, degraded with a warning where the machine cannot enforce it), read-only, or full-access to turn it off (see shellcap sandbox doctor)")
 	f.StringVar(&v.sandboxNet, "sandbox-network", "", "the sandbox's network: none (default), allowlist (only --sandbox-allow, through a proxy) or full")
+	f.StringSliceVar(&v.allowHost, "allow-host", nil, "let sandboxed commands reach this host (HOST for port 443, or HOST:PORT; *.example.com for subdomains) through the allowlist proxy (repeatable)")
 	f.StringSliceVar(&v.sandboxAllow, "sandbox-allow", nil, "host:port a sandboxed command may reach with --sandbox-network allowlist (repeatable; *.example.com:443 for subdomains)")
 	f.BoolVar(&v.sandboxReadAll, "sandbox-read-everything", false, "let sandboxed commands read the whole filesystem (~/.ssh included), not only system directories and the workspace")
 	f.BoolVar(&v.approval, "approval-rules", false, "use the approval rule set: read-only commands run, destructive ones are denied, the rest need approval")
@@ -110,11 +109,29 @@ func (o *optionFlags) layer(f *pflag.FlagSet) (*config.File, error) {
 	set("sandbox", func() { l.Sandbox = &v.sandbox })
 	set("sandbox-network", func() { l.SandboxNetwork = &v.sandboxNet })
 	set("sandbox-allow", func() { l.SandboxAllow = v.sandboxAllow })
+	if f.Changed("allow-host") {
+		if f.Changed("sandbox-network") && v.sandboxNet != "allowlist" {
+			return nil, fmt.Errorf("--allow-host needs the allowlist network, not --sandbox-network %s", v.sandboxNet)
+		}
+		l.SandboxNetwork = new("allowlist")
+		for _, h := range v.allowHost {
+			if _, _, err := net.SplitHostPort(h); err != nil {
+				h = net.JoinHostPort(h, "443")
+			}
+			if !slices.Contains(l.SandboxAllow, h) {
+				l.SandboxAllow = append(slices.Clone(l.SandboxAllow), h)
+			}
+		}
+	}
 	set("sandbox-read-everything", func() { l.SandboxReadEverything = &v.sandboxReadAll })
 	if v.policyFile != "" {
 		// A policy file describes the whole policy: it replaces the
 		// policy of the lower layers.
-		data, err := os.ReadFile(v.policyFile)
+		path, err := config.ExpandHome(v.policyFile, os.Getenv("HOME"))
+		if err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
@@ -137,94 +154,4 @@ func (o *optionFlags) layer(f *pflag.FlagSet) (*config.File, error) {
 	set("allow-pattern", func() { p.AllowPatterns = v.allowPat })
 	set("approval-rules", func() { p.Approval = &v.approval })
 	return l, nil
-}
-
-// effective merges the configuration file, the SHELLCAP_* environment and
-// the flags, in rising precedence.
-func (o *optionFlags) effective(f *pflag.FlagSet, extra ...*config.File) (*config.File, error) {
-	path := o.configPath
-	if path == "" {
-		path = os.Getenv(config.EnvConfigFile)
-	}
-	file := &config.File{}
-	if path != "" {
-		var err error
-		if file, err = config.Load(path); err != nil {
-			return nil, err
-		}
-	} else if found, ok := config.Find("."); ok {
-		var err error
-		if file, err = config.Load(found); err != nil {
-			return nil, err
-		}
-	}
-	env, err := config.FromEnv(os.Environ())
-	if err != nil {
-		return nil, err
-	}
-	flags, err := o.layer(f)
-	if err != nil {
-		return nil, err
-	}
-	return config.Merge(append([]*config.File{file, env, flags}, extra...)...), nil
-}
-
-// options returns the Options of the effective configuration.
-func (o *optionFlags) options(f *pflag.FlagSet) (shellcap.Options, *config.File, error) {
-	eff, err := o.effective(f)
-	if err != nil {
-		return shellcap.Options{}, nil, err
-	}
-	opts, err := libraryOptions(eff)
-	return opts, eff, err
-}
-
-// libraryOptions turns a configuration into the library's Options, with
-// the CLI's logger and the sandbox the configuration names.
-func libraryOptions(eff *config.File) (shellcap.Options, error) {
-	opts, err := eff.Options()
-	if err != nil {
-		return opts, err
-	}
-	opts.Logger = slog.Default()
-	if cfg := sandboxConfig(eff); cfg != nil {
-		opts.Sandbox = sandbox.Confiner(*cfg)
-	}
-	return opts, nil
-}
-
-// sandboxConfig is the sandbox the configuration names, nil for none.
-func sandboxConfig(eff *config.File) *sandbox.Config {
-	if eff.Sandbox == nil || *eff.Sandbox == "" {
-		return nil
-	}
-	cfg := &sandbox.Config{Profile: sandbox.Profile(*eff.Sandbox), Allow: eff.SandboxAllow}
-	if eff.SandboxNetwork != nil {
-		cfg.Network = sandbox.Network(*eff.SandboxNetwork)
-	}
-	if eff.SandboxReadEverything != nil {
-		cfg.ReadEverything = *eff.SandboxReadEverything
-	}
-	return cfg
-}
-
-// jobOptions are the job Manager's options of a configuration: its jobs
-// run in the same sandbox as the Shell's commands.
-func jobOptions(eff *config.File) jobs.Options {
-	return jobs.Options{Sandbox: sandboxConfig(eff)}
-}
-
-// shell builds the Shell of the effective configuration; extra layers go
-// above the flags. The caller closes the Shell.
-func (o *optionFlags) shell(f *pflag.FlagSet, extra ...*config.File) (*shellcap.Shell, *config.File, error) {
-	eff, err := o.effective(f, extra...)
-	if err != nil {
-		return nil, nil, err
-	}
-	opts, err := libraryOptions(eff)
-	if err != nil {
-		return nil, nil, err
-	}
-	sh, err := shellcap.New(opts)
-	return sh, eff, err
 }

@@ -1,0 +1,321 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/config"
+	"github.com/shellcap/shellcap/jobs"
+	"github.com/shellcap/shellcap/sandbox"
+)
+
+// flagOf names the flag that sets each key, for `config print`.
+var flagOf = map[string]string{
+	"workspace": "--workspace", "read_only": "--read-only", "shell": "--shell",
+	"default_timeout": "--default-timeout", "max_timeout": "--max-timeout", "kill_grace": "--kill-grace",
+	"max_output_bytes": "--max-output-bytes", "max_output_chars": "--max-output-chars",
+	"head_and_tail": "--head-and-tail", "keep_ansi": "--keep-ansi", "disable_output_files": "--no-output-files",
+	"max_file_bytes": "--max-file-bytes", "memory_limit": "--memory-limit", "cpu_time": "--cpu-time",
+	"max_processes": "--max-processes", "env": "--env", "pass_env": "--pass-env", "denied_env_patterns": "--deny-env",
+	"persist_cwd": "--persist-cwd", "policy.allowed_commands": "--allow", "policy.denied_commands": "--deny or --no-deny-list",
+	"policy.denied_operators": "--deny-operator", "policy.allow_interactive": "--allow-interactive",
+	"policy.deny_patterns": "--deny-pattern", "policy.allow_patterns": "--allow-pattern", "policy.approval": "--approval-rules",
+	"tools": "--tools", "sandbox": "--sandbox", "sandbox_network": "--sandbox-network or --allow-host",
+	"sandbox_allow": "--sandbox-allow or --allow-host", "sandbox_read_everything": "--sandbox-read-everything",
+	"server.addr": "--addr", "server.token": "--token", "server.allowed_origins": "--allow-origin",
+	"server.session_idle_timeout": "--idle-timeout",
+}
+
+func flagLayer(f *config.File, policyFile string) config.Layer {
+	return config.Layer{File: f, Name: "flags", Origin: func(key string) string {
+		if policyFile != "" && len(key) > 7 && key[:7] == "policy." {
+			return "flag --policy " + policyFile + " (or a policy flag)"
+		}
+		if name, ok := flagOf[key]; ok {
+			return "flag " + name
+		}
+		return ""
+	}}
+}
+
+// loaded is the effective configuration and where it came from.
+type loaded struct {
+	eff     *config.File
+	origins config.Origins
+	// notes are the keys of untrusted workspace files that were refused
+	// or merged, by file.
+	notes []fileNote
+}
+
+type fileNote struct {
+	path string
+	config.Note
+}
+
+// loadConfig merges, in rising precedence:
+//
+//  1. the user's configuration file: --config, else $SHELLCAP_CONFIG,
+//     else shellcap.yaml (.yml, .json) in the user's configuration
+//     directory ($XDG_CONFIG_HOME/shellcap or ~/.config/shellcap);
+//  2. shellcap.yaml (.yml, .json) in the workspace and in the current
+//     directory: whole when `shellcap config trust` recorded it with its
+//     present content, else only the keys that tighten the other layers
+//     (config.Tighten);
+//  3. the SHELLCAP_* environment;
+//  4. the flags, then extra (more flags).
+//
+// Each file loaded is logged with its path, and each key of a workspace
+// file that was refused.
+func (o *optionFlags) loadConfig(f *pflag.FlagSet, extra ...*config.File) (*loaded, error) {
+	home := os.Getenv("HOME")
+	userDir, dirErr := config.UserDir(os.Getenv)
+	var user config.Layer
+	userPath, how := o.configPath, "--config"
+	if userPath == "" {
+		userPath, how = os.Getenv(config.EnvConfigFile), "$"+config.EnvConfigFile
+	}
+	if userPath != "" {
+		p, err := config.ExpandHome(userPath, home)
+		if err != nil {
+			return nil, err
+		}
+		userPath = p
+	} else if dirErr == nil {
+		userPath, _ = config.Find(userDir)
+		how = "the user's configuration directory"
+	}
+
+	env, err := config.FromEnv(os.Environ())
+	if err != nil {
+		return nil, err
+	}
+	flags, err := o.layer(f)
+	if err != nil {
+		return nil, err
+	}
+	above := []config.Layer{config.EnvLayer(env), flagLayer(flags, o.v.policyFile)}
+	for _, x := range extra {
+		above = append(above, flagLayer(x, ""))
+	}
+	workspace := func(layers ...config.Layer) (string, error) {
+		eff, _ := config.MergeLayers(layers...)
+		ws := ""
+		if eff.Workspace != nil {
+			ws = *eff.Workspace
+		}
+		if ws, err = config.ExpandHome(ws, home); err != nil {
+			return "", err
+		}
+		if ws == "" {
+			ws = "."
+		}
+		return filepath.Abs(ws)
+	}
+	// Where commands can write, nothing is the user's own: a file found in
+	// the user's directory is a workspace file when the workspace holds
+	// that directory (-w ~), and so is the trust store.
+	ws, err := workspace(above...)
+	if err != nil {
+		return nil, err
+	}
+	var wsPaths []string
+	if userPath != "" {
+		if how == "the user's configuration directory" && config.Within(userPath, ws) {
+			wsPaths = append(wsPaths, userPath)
+		} else {
+			file, err := config.Load(userPath)
+			if err != nil {
+				return nil, err
+			}
+			slog.Info("config: loaded", "path", userPath, "from", how)
+			user = config.FileLayer(file, userPath, "")
+			if ws, err = workspace(append([]config.Layer{user}, above...)...); err != nil {
+				return nil, err
+			}
+			if config.Within(userPath, ws) {
+				slog.Warn("config: the configuration file you named lies in the workspace, where commands may rewrite it for the next run; keep it outside", "path", userPath, "from", how)
+			}
+		}
+	}
+	var store *config.TrustStore
+	switch {
+	case dirErr != nil:
+		slog.Warn("config: no trust store, so no workspace file is trusted", "reason", dirErr)
+	case config.Within(userDir, ws):
+		slog.Warn("config: the trust store lies in the workspace, where commands may write it, so no workspace file is trusted", "dir", userDir, "workspace", ws)
+	default:
+		store = &config.TrustStore{Path: filepath.Join(userDir, config.TrustFileName)}
+	}
+	cwd, _ := os.Getwd()
+	for _, dir := range []string{ws, cwd} {
+		if p, ok := config.Find(dir); ok && p != userPath && !containsSame(wsPaths, p) {
+			wsPaths = append(wsPaths, p)
+		}
+	}
+
+	out := &loaded{}
+	layers := []config.Layer{user}
+	for _, p := range wsPaths {
+		w, err := config.LoadWorkspaceFile(p, store)
+		if err != nil {
+			return nil, err
+		}
+		if w.Trusted {
+			slog.Warn("config: loaded a trusted workspace file", "path", w.Path)
+			layers = append(layers, config.FileLayer(w.File, w.Path, "(trusted workspace file)"))
+			continue
+		}
+		base, _ := config.MergeLayers(append(layers, above...)...)
+		accepted, notes := config.Tighten(base, w.File)
+		slog.Warn("config: loaded an untrusted workspace file, keeping only what tightens the configuration (`shellcap config trust` accepts it whole)", "path", w.Path)
+		for _, n := range notes {
+			out.notes = append(out.notes, fileNote{w.Path, n})
+			if !n.Accepted {
+				slog.Warn("config: ignored a key of an untrusted workspace file", "path", w.Path, "key", n.Key, "reason", n.Msg)
+			}
+		}
+		layers = append(layers, config.FileLayer(accepted, w.Path, "(untrusted workspace file: tightening only)"))
+	}
+	out.eff, out.origins = config.MergeLayers(append(layers, above...)...)
+	for _, p := range []**string{&out.eff.Workspace, &out.eff.Shell} {
+		if *p != nil {
+			s, err := config.ExpandHome(**p, home)
+			if err != nil {
+				return nil, err
+			}
+			*p = &s
+		}
+	}
+	return out, nil
+}
+
+func containsSame(paths []string, p string) bool {
+	for _, q := range paths {
+		if a, b := filepath.Clean(q), filepath.Clean(p); a == b {
+			return true
+		}
+		if fa, err := os.Stat(q); err == nil {
+			if fb, err := os.Stat(p); err == nil && os.SameFile(fa, fb) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// effective is the merged configuration of loadConfig.
+func (o *optionFlags) effective(f *pflag.FlagSet, extra ...*config.File) (*config.File, error) {
+	l, err := o.loadConfig(f, extra...)
+	if err != nil {
+		return nil, err
+	}
+	return l.eff, nil
+}
+
+// libraryOptions turns a configuration into the library's Options, with
+// the CLI's logger; openShell adds the sandbox (planSandbox).
+func libraryOptions(eff *config.File) (shellcap.Options, error) {
+	opts, err := eff.Options()
+	if err != nil {
+		return opts, err
+	}
+	opts.Logger = slog.Default()
+	return opts, nil
+}
+
+// jobOptions are the job Manager's options for sh: its jobs run in the
+// Shell's own sandbox, or in none when the Shell has none to give.
+func jobOptions(sh *shellcap.Shell) jobs.Options {
+	if _, ok := sh.Sandbox().(unconfined); ok {
+		return jobs.Options{Sandbox: &unconfinedJobs}
+	}
+	return jobs.Options{}
+}
+
+// shell builds the Shell of the effective configuration; extra layers go
+// above the flags. The caller closes the Shell. A sandbox warning is
+// logged.
+func (o *optionFlags) shell(f *pflag.FlagSet, extra ...*config.File) (*shellcap.Shell, *config.File, error) {
+	eff, err := o.effective(f, extra...)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts, err := libraryOptions(eff)
+	if err != nil {
+		return nil, nil, err
+	}
+	sh, c, err := openShell(opts, planSandbox(eff))
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.warning != "" {
+		slog.Warn("shellcap: " + c.warning)
+	}
+	return sh, eff, nil
+}
+
+// errNoWorkspace refuses a server started in / without --workspace.
+var errNoWorkspace = errors.New("no workspace: the current directory is /, which is no project; pass --workspace DIR (an absolute path, ~ is expanded), as MCP clients started from / need")
+
+// serverShell builds the Shell of a server: it refuses to serve / by
+// accident, and returns what the model's instructions say about the
+// sandbox: what it allows, or a warning (also logged) of what this machine
+// cannot enforce.
+func serverShell(opts shellcap.Options, eff *config.File) (*shellcap.Shell, string, error) {
+	if opts.Workspace == "" {
+		if cwd, err := os.Getwd(); err == nil && filepath.Clean(cwd) == "/" {
+			return nil, "", errNoWorkspace
+		}
+	}
+	plan := planSandbox(eff)
+	sh, c, err := openShell(opts, plan)
+	if err != nil {
+		return nil, "", err
+	}
+	if c.warning != "" {
+		slog.Warn("shellcap: " + c.warning)
+		return sh, fmt.Sprintf("WARNING: %s", c.warning), nil
+	}
+	return sh, sandboxInstructions(plan.cfg), nil
+}
+
+// sandboxInstructions tells the model what the sandbox lets commands do,
+// so it does not spend calls finding out.
+func sandboxInstructions(cfg sandbox.Config) string {
+	var fs, netw string
+	switch cfg.Profile {
+	case sandbox.FullAccess:
+		return "Commands run without a sandbox (full-access), with the rights of the user who started the server."
+	case sandbox.ReadOnly:
+		fs = "they can write only a private /tmp"
+	default:
+		fs = "they can write only the workspace and a private /tmp"
+	}
+	switch cfg.Network {
+	case sandbox.NetworkFull:
+		netw = "the network is open"
+	case sandbox.NetworkAllowlist:
+		netw = "the network reaches only " + strings.Join(cfg.Allow, ", ") + ", through the proxy in HTTPS_PROXY"
+	default:
+		netw = "there is no network"
+	}
+	return fmt.Sprintf("Commands run in a sandbox (%s profile): %s, and %s.", cfg.Profile, fs, netw)
+}
+
+// options returns the Options of the effective configuration (without its
+// sandbox, which only openShell builds).
+func (o *optionFlags) options(f *pflag.FlagSet) (shellcap.Options, *config.File, error) {
+	eff, err := o.effective(f)
+	if err != nil {
+		return shellcap.Options{}, nil, err
+	}
+	opts, err := libraryOptions(eff)
+	return opts, eff, err
+}
