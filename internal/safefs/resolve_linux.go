@@ -55,3 +55,9 @@ func permDenied(dirfd int, parts []string) bool {
 func mkfifoat(dirfd int, name string, perm uint32) error {
 	return unix.Mknodat(dirfd, name, unix.S_IFIFO|perm, 0)
 }
+
+// renameNoReplace renames old to new in dirfd, failing with EEXIST when
+// new exists.
+func renameNoReplace(dirfd int, old, new string) error {
+	return unix.Renameat2(dirfd, old, dirfd, new, unix.RENAME_NOREPLACE)
+}

@@ -61,3 +61,11 @@ func (d *Dir) Mkfifo(name string, perm fs.FileMode) error { return errUnsupporte
 
 // OpenFIFO is unsupported on this platform.
 func (d *Dir) OpenFIFO(name string, flag int) (*os.File, error) { return nil, errUnsupported }
+
+// Join returns the path of name beneath d.
+func (d *Dir) Join(name string) string { return d.path + "/" + name }
+
+// WriteFileExclusive is unsupported on this platform.
+func (d *Dir) WriteFileExclusive(name string, data []byte, perm fs.FileMode) error {
+	return errUnsupported
+}

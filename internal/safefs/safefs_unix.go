@@ -310,10 +310,21 @@ func (d *Dir) ReadFile(name string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
+// WriteFileExclusive creates name holding data, complete from the moment
+// it appears: written to a temporary file beside it, then renamed to name
+// unless name exists (an error wrapping fs.ErrExist).
+func (d *Dir) WriteFileExclusive(name string, data []byte, perm fs.FileMode) error {
+	return d.writeFile(name, data, perm, false)
+}
+
 // WriteFileAtomic replaces name with a new file holding data: written to a
 // fresh temporary file beside it, then renamed over it (whatever name was,
 // it is replaced, never followed).
 func (d *Dir) WriteFileAtomic(name string, data []byte, perm fs.FileMode) error {
+	return d.writeFile(name, data, perm, true)
+}
+
+func (d *Dir) writeFile(name string, data []byte, perm fs.FileMode, replace bool) error {
 	parent, last, err := d.parent(name)
 	if err != nil {
 		return err
@@ -331,7 +342,11 @@ func (d *Dir) WriteFileAtomic(name string, data []byte, perm fs.FileMode) error 
 		err = cerr
 	}
 	if err == nil {
-		if err = unix.Renameat(parent.fd, tmp, parent.fd, last); err != nil {
+		rename := func() error { return unix.Renameat(parent.fd, tmp, parent.fd, last) }
+		if !replace {
+			rename = func() error { return renameNoReplace(parent.fd, tmp, last) }
+		}
+		if err = rename(); err != nil {
 			err = &os.LinkError{Op: "rename", Old: parent.Join(tmp), New: parent.Join(last), Err: err}
 		}
 	}
