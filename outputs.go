@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"io"
 	"os"
-		"strings"
+	"strings"
 	"time"
 
 	"github.com/shellcap/shellcap/internal/capture"

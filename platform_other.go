@@ -5,8 +5,8 @@ package shellcap
 import (
 	"io"
 	"os"
-	"time"
 	"syscall"
+	"time"
 
 	"github.com/shellcap/shellcap/internal/proc"
 )

@@ -50,20 +50,20 @@ func init() { reexec.Register(supervisorEntry, superviseMain) }
 
 // spec is what the host tells the supervisor, over the spec pipe.
 type spec struct {
-	ID          string   `json:"id"`
-	Dir         string   `json:"dir"` // the job directory
+	ID  string `json:"id"`
+	Dir string `json:"dir"` // the job directory
 	// Key signs the status files (see recordKey).
 	Key         recordKey `json:"key"`
-	Command     string   `json:"command"`
-	Path        string   `json:"path"`
-	Args        []string `json:"args"`
-	Workdir     string   `json:"workdir"`
-	Env         []string `json:"env"`
-	Combined    bool     `json:"combined"`
-	Stdin       bool     `json:"stdin"`
-	MaxLogBytes int64    `json:"max_log_bytes"`
-	GraceMS     int64    `json:"grace_ms"`
-	TimeoutMS   int64    `json:"timeout_ms"`
+	Command     string    `json:"command"`
+	Path        string    `json:"path"`
+	Args        []string  `json:"args"`
+	Workdir     string    `json:"workdir"`
+	Env         []string  `json:"env"`
+	Combined    bool      `json:"combined"`
+	Stdin       bool      `json:"stdin"`
+	MaxLogBytes int64     `json:"max_log_bytes"`
+	GraceMS     int64     `json:"grace_ms"`
+	TimeoutMS   int64     `json:"timeout_ms"`
 	// Sandbox, when set, confines the command (its Workspace filled in).
 	Sandbox *sandbox.Config `json:"sandbox,omitempty"`
 }

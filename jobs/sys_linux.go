@@ -18,7 +18,6 @@ import (
 // supported reports whether this platform can run jobs.
 const supported = true
 
-
 // sessionAttr starts a process in a new session (and so a new process
 // group, without a controlling terminal).
 func sessionAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
