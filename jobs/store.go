@@ -199,8 +199,9 @@ func keyDir(dir string) string {
 
 // loadRecordKey reads the record key from dir, creating dir (0700) and
 // the key (0600, 32 random bytes) on first use. dir must lie outside the
-// workspace (a command that can write there could forge records), must be
-// the current user's and closed to others, and so must the key.
+// workspace (a command that can write there could forge records) and be
+// the current user's, writable by nobody else; the key must be the
+// user's and private to them.
 func loadRecordKey(dir, workspace string) (recordKey, error) {
 	dir = keyDir(dir)
 	if !filepath.IsAbs(dir) {
@@ -253,7 +254,8 @@ func checkPrivateDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("jobs: record key directory: %w", err)
 	}
-	if err := ownedPrivate(fi); err != nil {
+	// Others may read the directory, not replace what is in it.
+	if err := ownedPrivate(fi, 0o022); err != nil {
 		return fmt.Errorf("jobs: record key directory %s: %w", dir, err)
 	}
 	return nil
@@ -264,7 +266,7 @@ func checkPrivateFile(d *safefs.Dir, name string) error {
 	if err != nil {
 		return fmt.Errorf("jobs: record key: %w", err)
 	}
-	if err := ownedPrivate(fi); err != nil {
+	if err := ownedPrivate(fi, 0o077); err != nil {
 		return fmt.Errorf("jobs: record key %s: %w", d.Join(name), err)
 	}
 	return nil

@@ -164,8 +164,8 @@ func hasChild(pid int) bool {
 }
 
 // ownedPrivate refuses a file or directory that is not the current user's
-// or that its group or others may access.
-func ownedPrivate(fi os.FileInfo) error {
+// or whose mode has any of the bits in deny.
+func ownedPrivate(fi os.FileInfo, deny os.FileMode) error {
 	var uid uint32
 	switch st := fi.Sys().(type) {
 	case *unix.Stat_t:
@@ -178,8 +178,8 @@ func ownedPrivate(fi os.FileInfo) error {
 	if uid != uint32(os.Geteuid()) {
 		return errors.New("owned by uid " + strconv.Itoa(int(uid)) + ", not " + strconv.Itoa(os.Geteuid()))
 	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return errors.New("open to its group or others (mode " + fi.Mode().Perm().String() + "); it must be private to its owner")
+	if fi.Mode().Perm()&deny != 0 {
+		return errors.New("its mode " + fi.Mode().Perm().String() + " lets its group or others in; it must not")
 	}
 	return nil
 }

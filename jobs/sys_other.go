@@ -38,5 +38,5 @@ func (p *pinned) waitExit(d time.Duration) bool   { return true }
 func (p *pinned) exited() bool                    { return true }
 func (p *pinned) close()                          {}
 
-func ownedPrivate(fi os.FileInfo) error { return errUnsupported }
-func writableDir(dir string) bool       { return false }
+func ownedPrivate(fi os.FileInfo, deny os.FileMode) error { return errUnsupported }
+func writableDir(dir string) bool                         { return false }
