@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -78,10 +79,14 @@ const maxCwdRecord = 8192
 
 // cwdRecord is the pipe on which a shell reports its final directory. A
 // pipe, not a file: nothing the command can reach through descriptor 63
-// (it inherits it, confined or not) is a host file it could grow or
-// point elsewhere; a command that fills the pipe only blocks itself.
+// (it inherits it, confined or not) is a host file it could grow or point
+// elsewhere. The host drains it while the command runs, keeping at most
+// maxCwdRecord+1 bytes, so a command that writes into it never blocks its
+// shell's exit.
 type cwdRecord struct {
 	r, w *os.File
+	data []byte // the first bytes read, at most maxCwdRecord+1
+	done chan struct{}
 }
 
 func newCwdRecord() (*cwdRecord, error) {
@@ -89,23 +94,46 @@ func newCwdRecord() (*cwdRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cwdRecord{r: r, w: w}, nil
+	c := &cwdRecord{r: r, w: w, done: make(chan struct{})}
+	go c.drain()
+	return c, nil
+}
+
+func (c *cwdRecord) drain() {
+	defer close(c.done)
+	buf := make([]byte, 4096)
+	for {
+		n, err := c.r.Read(buf)
+		if keep := min(n, maxCwdRecord+1-len(c.data)); keep > 0 {
+			c.data = append(c.data, buf[:keep]...)
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // read returns what the shell wrote, once it has exited (the EXIT trap
 // has written the record by then), without waiting for processes it left
 // holding the pipe; "" when the record is missing or too long.
 func (c *cwdRecord) read() string {
-	data := readAvailable(c.r, maxCwdRecord+1)
-	if len(data) > maxCwdRecord {
+	_ = c.r.SetReadDeadline(time.Now())
+	<-c.done
+	_ = c.r.SetReadDeadline(time.Time{})
+	if rest := maxCwdRecord + 1 - len(c.data); rest > 0 {
+		c.data = append(c.data, readAvailable(c.r, rest)...)
+	}
+	if len(c.data) > maxCwdRecord {
 		return ""
 	}
-	return string(data)
+	return string(c.data)
 }
 
+// close closes both ends and stops the drain.
 func (c *cwdRecord) close() {
-	_ = c.r.Close()
 	_ = c.w.Close()
+	_ = c.r.Close()
+	<-c.done
 }
 
 // updateCwd adopts the directory the command ended in, only after a clean
