@@ -76,7 +76,7 @@
 // an HMAC-SHA256, bound to its job directory, under a 32-byte key the
 // Manager keeps outside the workspace ([Options.KeyDir]; by default
 // ~/.local/state/shellcap/job-records.key, 0600, which the sandbox hides
-// with the home directories); a status without a valid MAC is neither
+// with the home directories unless ReadEverything); a status without a valid MAC is neither
 // listed, adopted, read nor signalled. Every file in the state directory
 // is reached without following a symlink (internal/safefs: openat2 with
 // RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or O_NOFOLLOW per component), and
