@@ -25,18 +25,27 @@ func grantsFor(f *fixture, prof Profile) fdaudit.Grants {
 // TestDescriptorsInside lists, from inside, the descriptors of a confined
 // command started both ways under both profiles, with a memfd and a pipe
 // among the launcher's extra files: every one is a pipe, a socket, a
-// memfd, a null-like device or terminal, or a file the profile grants.
+// memfd, a null-like device or terminal, or a file the profile grants;
+// with the network allowlist too.
 func TestDescriptorsInside(t *testing.T) {
 	requireSandbox(t)
 	for _, mode := range startModes {
-		for _, prof := range []Profile{WorkspaceWrite, ReadOnly} {
-			t.Run(mode+"/"+string(prof), func(t *testing.T) {
+		for _, variant := range []string{string(WorkspaceWrite), string(ReadOnly), "allowlist"} {
+			t.Run(mode+"/"+variant, func(t *testing.T) {
 				f := newFixture(t)
+				prof := Profile(variant)
+				cfg := f.config(prof)
+				if variant == "allowlist" {
+					// The proxy's sockets live outside the command.
+					prof = WorkspaceWrite
+					cfg = f.config(prof)
+					cfg.Network, cfg.Allow = NetworkAllowlist, []string{"example.com:443"}
+				}
 				var o outcome
 				if mode == viaHelper {
-					o = runIn(t, f.config(prof), fdaudit.Script)
+					o = runIn(t, cfg, fdaudit.Script)
 				} else {
-					l, err := NewLauncher(f.config(prof))
+					l, err := NewLauncher(cfg)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -101,6 +110,10 @@ func TestHostFileDescriptorRefused(t *testing.T) {
 			return openAt(t, filepath.Join(f.ws, stateDirName, "run", "record"), os.O_WRONLY|os.O_CREATE)
 		}, true},
 		{"host directory", func(f *fixture) *os.File { return openAt(t, f.hostTmp, os.O_RDONLY) }, false},
+		{"read-only file outside the roots", func(f *fixture) *os.File { return openAt(t, f.secret, os.O_RDONLY) }, false},
+		{"read-only file in .shellcap", func(f *fixture) *os.File {
+			return openAt(t, filepath.Join(f.ws, stateDirName, "jobs", "x", "stdout.log"), os.O_RDONLY|os.O_CREATE)
+		}, false},
 	}
 	grow := "head -c 1048576 /dev/zero >&%d"
 	for _, tg := range targets {
@@ -133,9 +146,15 @@ func TestHostFileDescriptorRefused(t *testing.T) {
 			}
 		})
 	}
-	t.Run("writable workspace file", func(t *testing.T) {
+	t.Run("workspace files", func(t *testing.T) {
 		f := newFixture(t)
 		for _, mode := range startModes {
+			ro := openAt(t, filepath.Join(f.ws, "README"), os.O_RDONLY)
+			for _, prof := range []Profile{WorkspaceWrite, ReadOnly} {
+				if err := startWithFD(t, mode, f.config(prof), ro, "cat <&%d >/dev/null"); err != nil {
+					t.Errorf("%s/%s: a read-only workspace file was refused: %v", mode, prof, err)
+				}
+			}
 			fl := openAt(t, filepath.Join(f.ws, "out-"+mode+".txt"), os.O_RDWR|os.O_CREATE)
 			if err := startWithFD(t, mode, f.config(WorkspaceWrite), fl, grow); err != nil {
 				t.Errorf("%s/workspace-write: a workspace file was refused: %v", mode, err)

@@ -22,10 +22,10 @@ import (
 //   - the null-like devices (/dev/null, zero, full, random, urandom) and
 //     pseudo-terminals other than the host process's own controlling
 //     terminal;
-//   - regular files open read-only;
-//   - regular files open for writing, directories and O_PATH descriptors
-//     beneath a writable root the profile grants (not beneath its
-//     .shellcap, which the sandbox hides).
+//   - regular files open for writing beneath a writable root the profile
+//     grants, and regular files open read-only, directories and O_PATH
+//     descriptors beneath a root it lets the command read or write; never
+//     beneath a root's .shellcap, which the sandbox hides.
 //
 // Everything else is refused: a writable file in the host's /tmp (the
 // sandbox's /tmp is private) or beneath .shellcap, a deleted file, a
@@ -38,6 +38,7 @@ import (
 type fdGrants struct {
 	full     bool
 	writable []string
+	readable []string // further roots the command may read
 }
 
 // grantsOf returns the descriptor grants of a planned policy.
@@ -49,6 +50,11 @@ func grantsOf(pol *policy) fdGrants {
 	for _, w := range pol.Writable {
 		if !isBuiltinRoot(w) {
 			g.writable = append(g.writable, w)
+		}
+	}
+	for _, r := range pol.Readable {
+		if !isBuiltinRoot(r) && r != "/dev" {
+			g.readable = append(g.readable, r)
 		}
 	}
 	return g
@@ -126,12 +132,12 @@ func (g fdGrants) checkFD(fd int) error {
 		if isMemfd(fd, link) {
 			return nil
 		}
-		if flags&unix.O_PATH == 0 && !writable {
-			return nil
+		if writable {
+			return g.beneath(link, "a writable file", g.writable)
 		}
-		return g.beneathWritable(link, "a writable file")
+		return g.beneath(link, "a file", g.writable, g.readable)
 	case unix.S_IFDIR:
-		return g.beneathWritable(link, "a directory")
+		return g.beneath(link, "a directory", g.writable, g.readable)
 	}
 	if strings.HasPrefix(link, "anon_inode:") {
 		return fmt.Errorf("it is %s of the host", link)
@@ -139,23 +145,28 @@ func (g fdGrants) checkFD(fd int) error {
 	return fmt.Errorf("it is %s, which the sandbox does not grant", link)
 }
 
-// beneathWritable accepts path only beneath a writable root and outside
-// its state directory.
-func (g fdGrants) beneathWritable(path, what string) error {
+// beneath accepts path only beneath one of the roots and outside every
+// root's state directory.
+func (g fdGrants) beneath(path, what string, roots ...[]string) error {
 	if !filepath.IsAbs(path) || strings.HasSuffix(path, " (deleted)") {
 		return fmt.Errorf("it is %s with no path (%q) the profile grants", what, path)
 	}
-	for _, w := range g.writable {
-		if path != w && !strings.HasPrefix(path, w+"/") {
-			continue
+	for _, w := range append(append([]string{}, g.writable...), g.readable...) {
+		if state := filepath.Join(w, stateDirName); w != "/" && (path == state || strings.HasPrefix(path, state+"/")) {
+			return fmt.Errorf("it is %s %s inside shellcap's state directory", what, path)
 		}
-		state := filepath.Join(w, stateDirName)
-		if path == state || strings.HasPrefix(path, state+"/") {
-			return fmt.Errorf("it is %s %s inside shellcap's state directory, which the sandbox hides", what, path)
-		}
-		return nil
 	}
-	return fmt.Errorf("it is %s %s outside the writable roots the profile grants", what, path)
+	for _, rs := range roots {
+		for _, r := range rs {
+			if path == r || r == "/" || strings.HasPrefix(path, r+"/") {
+				return nil
+			}
+		}
+	}
+	if len(roots) == 1 {
+		return fmt.Errorf("it is %s %s outside the writable roots the profile grants", what, path)
+	}
+	return fmt.Errorf("it is %s %s outside the roots the profile grants", what, path)
 }
 
 // isMemfd reports an anonymous memory file.
