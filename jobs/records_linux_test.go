@@ -237,3 +237,26 @@ func execBash(dir, script string) (string, error) {
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
+
+// TestRecordKeyPlace: the record key is made 0600 in a directory of the
+// user's outside the workspace; New refuses a key directory inside the
+// workspace (a command could write the key there) and a key that others
+// may read.
+func TestRecordKeyPlace(t *testing.T) {
+	sh := newShell(t, "")
+	dir := filepath.Join(t.TempDir(), "keys")
+	managerOn(t, sh, jobs.Options{KeyDir: dir})
+	fi, err := os.Stat(filepath.Join(dir, "job-records.key"))
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != 32 {
+		t.Fatalf("key: %v %v", fi, err)
+	}
+	if _, err := jobs.New(sh, jobs.Options{KeyDir: filepath.Join(sh.Workspace(), "keys")}); err == nil || !strings.Contains(err.Error(), "inside the workspace") {
+		t.Errorf("a key directory inside the workspace: %v", err)
+	}
+	if err := os.Chmod(filepath.Join(dir, "job-records.key"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := jobs.New(sh, jobs.Options{KeyDir: dir}); err == nil || !strings.Contains(err.Error(), "group or others") {
+		t.Errorf("a key others may read: %v", err)
+	}
+}
