@@ -28,7 +28,7 @@ func pipe2(p []int, flags int) error {
 
 // maxCommandFile is the longest command (plus its NUL) a Session takes
 // through the command file.
-const maxCommandFile = 16 << 20
+const maxCommandFile = 4 << 20
 
 // newCommandFile returns the command file the shell reads long commands
 // from: a private file in dir (there is no sandbox on this platform).

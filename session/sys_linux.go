@@ -15,7 +15,7 @@ func pipe2(p []int, flags int) error { return unix.Pipe2(p, unix.O_CLOEXEC|flags
 
 // maxCommandFile is the size of the command file: the longest command
 // (plus its NUL) a Session takes through it.
-const maxCommandFile = 16 << 20
+const maxCommandFile = 4 << 20
 
 // newCommandFile returns the command file the shell reads long commands
 // from (its descriptor 4, sharing the offset): a memfd, not a host file,
