@@ -61,6 +61,24 @@ func TestShellSandboxDescriptors(t *testing.T) {
 	if n := treeSize(t, filepath.Join(ws, ".shellcap")); n > 1<<20 {
 		t.Errorf("the state directory grew to %d bytes", n)
 	}
+	// A host file as the request's stdin reaches the command as a pipe.
+	in := filepath.Join(t.TempDir(), "input")
+	if err := os.WriteFile(in, []byte("from-the-host\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err = sh.Run(ctx, shellcap.Request{Command: fdaudit.Script + "; cat", Stdin: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es = fdaudit.Parse(res.Stdout)
+	if len(es) == 0 || es[0].FD != 0 || !strings.HasPrefix(es[0].Target, "pipe:[") || !strings.HasSuffix(res.Stdout, "from-the-host\n") {
+		t.Errorf("stdin from a host file: %s", res.Text())
+	}
 	if res := run("mkdir -p sub && cd sub"); res.ExitCode != 0 {
 		t.Fatalf("cd: %s", res.Text())
 	}
