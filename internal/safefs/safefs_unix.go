@@ -65,11 +65,11 @@ func OpenState(workspace string, create bool) (*Dir, error) {
 	return st, nil
 }
 
-// ensureGitignore makes sure .gitignore is a regular file of ours that
-// ignores everything.
+// ensureGitignore makes sure .gitignore is a regular file of ours (one
+// that ignores everything, unless someone has since changed it).
 func (d *Dir) ensureGitignore() error {
 	const name, body = ".gitignore", "*\n"
-	if data, err := d.ReadFile(name, 64); err == nil && string(data) == body {
+	if _, err := d.ReadFile(name, 1<<20); err == nil {
 		return nil
 	}
 	// Missing, or planted (a symlink, a directory, someone else's file):
@@ -241,7 +241,7 @@ func (d *Dir) MkdirAll(name string, perm fs.FileMode) (*Dir, error) {
 		return nil, err
 	}
 	cur := &Dir{fd: d.fd, path: d.path}
-	for i, p := range parts {
+	for _, p := range parts {
 		if err := unix.Mkdirat(cur.fd, p, uint32(perm.Perm())); err != nil && !errors.Is(err, unix.EEXIST) {
 			if cur.fd != d.fd {
 				cur.Close()
@@ -255,7 +255,6 @@ func (d *Dir) MkdirAll(name string, perm fs.FileMode) (*Dir, error) {
 		if err != nil {
 			return nil, err
 		}
-		_ = i
 		cur = next
 	}
 	return cur, nil
