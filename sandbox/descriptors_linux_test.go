@@ -147,9 +147,13 @@ func TestHostFileDescriptorRefused(t *testing.T) {
 			}
 		})
 	}
-	t.Run("workspace files", func(t *testing.T) {
+	t.Run("workspace files and a terminal of its own", func(t *testing.T) {
 		f := newFixture(t)
+		_, term, _ := openPty(t)
 		for _, mode := range startModes {
+			if err := startWithFD(t, mode, f.config(WorkspaceWrite), term, "echo hi >&%d"); err != nil {
+				t.Errorf("%s: a terminal that is not the host's own was refused: %v", mode, err)
+			}
 			ro := openAt(t, filepath.Join(f.ws, "README"), os.O_RDONLY)
 			for _, prof := range []Profile{WorkspaceWrite, ReadOnly} {
 				if err := startWithFD(t, mode, f.config(prof), ro, "cat <&%d >/dev/null"); err != nil {
