@@ -1,14 +1,12 @@
 package shellcap
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -64,50 +62,87 @@ func within(root, p string) bool {
 	return p == root || root == "/" || strings.HasPrefix(p, root+"/")
 }
 
-// cwdCaptureFile returns a fresh path where the shell records its final
-// directory.
-func (s *Shell) cwdCaptureFile() (string, error) {
-	dir, err := s.stateSubdir("run")
-	if err != nil {
-		return "", err
-	}
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return filepath.Join(dir, "cwd-"+hex.EncodeToString(b[:])), nil
-}
-
-// cwdTrap makes the shell write its physical working directory to file when
-// it exits, out of band: the command's output can never be mistaken for it.
-func cwdTrap(file string) string {
-	action := "{ builtin pwd -P >| " + shellQuote(file) + "; } 2>/dev/null"
-	return "trap " + shellQuote(action) + " EXIT; "
-}
-
-// cwdFD is the descriptor on which a sandboxed shell reports its final
+// cwdFD is the descriptor on which the shell reports its final
 // directory: high, so that scripts using the usual 3 to 9 do not collide
 // with it.
 const cwdFD = "63"
 
-// cwdTrapFD is cwdTrap for a shell that gets the record file as its
-// descriptor 3 (ExtraFiles[0]): it moves it to cwdFD first.
+// cwdTrapFD makes a shell that gets the record pipe as its descriptor 3
+// (ExtraFiles[0]) move it to cwdFD and write its physical working
+// directory there when it exits, out of band: the command's output can
+// never be mistaken for it.
 const cwdTrapFD = "exec " + cwdFD + ">&3 3>&-; trap '{ builtin pwd -P >&" + cwdFD + "; } 2>/dev/null' EXIT; "
+
+// maxCwdRecord bounds what is read from the record pipe; a longer record
+// is not a directory.
+const maxCwdRecord = 8192
+
+// cwdRecord is the pipe on which a shell reports its final directory. A
+// pipe, not a file: nothing the command can reach through descriptor 63
+// (it inherits it, confined or not) is a host file it could grow or point
+// elsewhere. The host drains it while the command runs, keeping at most
+// maxCwdRecord+1 bytes, so a command that writes into it never blocks its
+// shell's exit.
+type cwdRecord struct {
+	r, w *os.File
+	data []byte // the first bytes read, at most maxCwdRecord+1
+	done chan struct{}
+}
+
+func newCwdRecord() (*cwdRecord, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	c := &cwdRecord{r: r, w: w, done: make(chan struct{})}
+	go c.drain()
+	return c, nil
+}
+
+func (c *cwdRecord) drain() {
+	defer close(c.done)
+	buf := make([]byte, 4096)
+	for {
+		n, err := c.r.Read(buf)
+		if keep := min(n, maxCwdRecord+1-len(c.data)); keep > 0 {
+			c.data = append(c.data, buf[:keep]...)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// read returns what the shell wrote, once it has exited (the EXIT trap
+// has written the record by then), without waiting for processes it left
+// holding the pipe; "" when the record is missing or too long.
+func (c *cwdRecord) read() string {
+	_ = c.r.SetReadDeadline(time.Now())
+	<-c.done
+	_ = c.r.SetReadDeadline(time.Time{})
+	if rest := maxCwdRecord + 1 - len(c.data); rest > 0 {
+		c.data = append(c.data, readAvailable(c.r, rest)...)
+	}
+	if len(c.data) > maxCwdRecord {
+		return ""
+	}
+	return string(c.data)
+}
+
+// close closes both ends and stops the drain.
+func (c *cwdRecord) close() {
+	_ = c.w.Close()
+	_ = c.r.Close()
+	<-c.done
+}
 
 // updateCwd adopts the directory the command ended in, only after a clean
 // exit, and only if it is a directory inside the workspace.
-func (s *Shell) updateCwd(res *Result, file string) {
+func (s *Shell) updateCwd(res *Result, record string) {
 	if res.ExitCode != 0 || res.TimedOut || res.Canceled {
 		return
 	}
-	f, err := os.Open(file)
-	if err != nil {
-		return
-	}
-	data, err := io.ReadAll(io.LimitReader(f, 8192))
-	f.Close()
-	if err != nil {
-		return
-	}
-	p := strings.TrimSuffix(string(data), "\n")
+	p := strings.TrimSuffix(record, "\n")
 	if p == "" || !utf8.ValidString(p) || !filepath.IsAbs(p) || strings.ContainsAny(p, "\n\x00") {
 		return
 	}

@@ -61,7 +61,7 @@ func TestPersistCwd(t *testing.T) {
 	if !strings.Contains(res.Text(), "was removed; now in the workspace root") {
 		t.Fatalf("no note about the removed directory:\n%s", res.Text())
 	}
-	if matches, _ := filepath.Glob(filepath.Join(root, ".shellcap", "run", "cwd-*")); len(matches) != 0 {
+	if matches, _ := filepath.Glob(filepath.Join(root, ".shellcap", "run", "*")); len(matches) != 0 {
 		t.Fatalf("capture files left behind: %v", matches)
 	}
 }

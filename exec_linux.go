@@ -85,10 +85,14 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 		ExtraFiles:  sp.extra,
 	}
 	var stdinW *os.File
-	switch in := sp.stdin.(type) {
-	case nil:
+	in, isFile := sp.stdin.(*os.File)
+	// A confined command never gets a host file (or the host's terminal)
+	// as its stdin, only what is read from it, through a pipe.
+	direct := isFile && (sp.confine == nil && sp.launch == nil || isPipe(in))
+	switch {
+	case sp.stdin == nil:
 		// os/exec connects /dev/null.
-	case *os.File:
+	case direct:
 		cmd.Stdin = in
 	default:
 		r, w, err := os.Pipe()
@@ -248,6 +252,12 @@ var readBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return 
 func feed(w *os.File, r io.Reader) {
 	_, _ = io.Copy(w, r)
 	_ = w.Close()
+}
+
+// isPipe reports whether f is a pipe (or a FIFO).
+func isPipe(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeNamedPipe != 0
 }
 
 func closeAll(files ...*os.File) {

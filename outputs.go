@@ -5,16 +5,21 @@ import (
 	"encoding/hex"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/shellcap/shellcap/internal/capture"
+	"github.com/shellcap/shellcap/internal/safefs"
 	"github.com/shellcap/shellcap/internal/textfmt"
 )
 
 // stateDirName is the git-ignored directory shellcap keeps in a workspace.
-const stateDirName = ".shellcap"
+// Every access to it goes through internal/safefs: a confined command may
+// have planted symlinks there, and the host never follows one.
+const stateDirName = safefs.StateDirName
+
+// outputSubdir holds kept outputs, beneath the state directory.
+const outputSubdir = "output"
 
 // maxSpillBytes bounds a kept output file when MaxOutputBytes is unlimited.
 const maxSpillBytes = 1 << 30
@@ -26,6 +31,7 @@ type streamCapture struct {
 	stream   Stream
 	buf      *capture.Buffer
 	path     string // the kept output file, once created
+	rel      string // its name beneath the state directory
 	complete bool   // the file holds every byte
 }
 
@@ -50,12 +56,12 @@ func (s *Shell) newCapture(stream Stream) *streamCapture {
 // openSpill creates the file for the complete stream; capture calls it the
 // first time it has to drop bytes.
 func (c *streamCapture) openSpill() (io.WriteCloser, int64, error) {
-	f, path, err := c.shell.createOutputFile(c.stream)
+	f, rel, path, err := c.shell.createOutputFile(c.stream)
 	if err != nil {
 		c.shell.log.Warn("shellcap: cannot keep complete output", "err", err)
 		return nil, 0, err
 	}
-	c.path = path
+	c.path, c.rel = path, rel
 	budget := c.shell.opts.MaxOutputBytes
 	if budget <= 0 {
 		budget = maxSpillBytes
@@ -90,8 +96,8 @@ func (c *streamCapture) finish(res *Result, keepANSI bool) {
 // discard removes a kept file for a command that never started.
 func (c *streamCapture) discard() {
 	_ = c.buf.Close()
-	if c.path != "" {
-		_ = os.Remove(c.path)
+	if c.rel != "" {
+		c.shell.removeStateFile(c.rel)
 	}
 }
 
@@ -152,7 +158,7 @@ func (s *Shell) spillBudget() int64 {
 }
 
 func (c *streamCapture) writeAll() error {
-	f, path, err := c.shell.createOutputFile(c.stream)
+	f, rel, path, err := c.shell.createOutputFile(c.stream)
 	if err != nil {
 		return err
 	}
@@ -161,58 +167,72 @@ func (c *streamCapture) writeAll() error {
 		err = cerr
 	}
 	if err != nil {
-		_ = os.Remove(path)
+		c.shell.removeStateFile(rel)
 		return err
 	}
-	c.path, c.complete = path, true
+	c.path, c.rel, c.complete = path, rel, true
 	return nil
 }
 
-func (s *Shell) outputDir() string { return filepath.Join(s.root, stateDirName, "output") }
-
-func (s *Shell) createOutputFile(stream Stream) (*os.File, string, error) {
-	dir, err := s.stateSubdir("output")
+// createOutputFile creates a fresh kept-output file, returning it, its
+// name beneath the state directory and its path.
+func (s *Shell) createOutputFile(stream Stream) (*os.File, string, string, error) {
+	dir, err := s.stateSubdir(outputSubdir)
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
+	defer dir.Close()
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	name := time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:]) + "." + stream.String()
-	path := filepath.Join(dir, name)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	return f, path, err
+	f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, "", "", err
+	}
+	return f, outputSubdir + "/" + name, dir.Join(name), nil
 }
 
-// stateSubdir creates <workspace>/.shellcap/<name> (0700), with a
-// .gitignore that keeps the whole state directory out of version control.
-func (s *Shell) stateSubdir(name string) (string, error) {
-	state := filepath.Join(s.root, stateDirName)
-	if err := os.MkdirAll(state, 0o700); err != nil {
-		return "", err
+// stateSubdir creates (0700) and opens <workspace>/.shellcap/<name>, the
+// state directory getting its .gitignore, without following a symlink.
+func (s *Shell) stateSubdir(name string) (*safefs.Dir, error) {
+	st, err := safefs.OpenState(s.root, true)
+	if err != nil {
+		return nil, err
 	}
-	ignore := filepath.Join(state, ".gitignore")
-	if _, err := os.Stat(ignore); err != nil {
-		if err := os.WriteFile(ignore, []byte("*\n"), 0o600); err != nil {
-			return "", err
-		}
+	defer st.Close()
+	return st.MkdirAll(name, 0o700)
+}
+
+// removeStateFile removes rel beneath the state directory, best effort.
+func (s *Shell) removeStateFile(rel string) {
+	st, err := safefs.OpenState(s.root, false)
+	if err != nil {
+		return
 	}
-	dir := filepath.Join(state, name)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	return dir, nil
+	defer st.Close()
+	_ = st.Remove(rel)
 }
 
 // removeExpiredOutputs deletes kept output files older than retention.
-func removeExpiredOutputs(dir string, retention time.Duration) {
-	entries, err := os.ReadDir(dir)
+func removeExpiredOutputs(root string, retention time.Duration) {
+	st, err := safefs.OpenState(root, false)
+	if err != nil {
+		return
+	}
+	defer st.Close()
+	dir, err := st.OpenDir(outputSubdir)
+	if err != nil {
+		return
+	}
+	defer dir.Close()
+	names, err := dir.ReadDirNames()
 	if err != nil {
 		return
 	}
 	cutoff := time.Now().Add(-retention)
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.ModTime().Before(cutoff) {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
+	for _, n := range names {
+		if info, err := dir.Lstat(n); err == nil && info.Mode().IsRegular() && info.ModTime().Before(cutoff) {
+			_ = dir.Remove(n)
 		}
 	}
 }

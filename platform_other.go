@@ -3,8 +3,10 @@
 package shellcap
 
 import (
+	"io"
 	"os"
 	"syscall"
+	"time"
 
 	"github.com/shellcap/shellcap/internal/proc"
 )
@@ -21,3 +23,11 @@ func hostLimitAtMost(flag string, v uint64) bool { return false }
 func exitStatus(state *os.ProcessState) (int, string) { return proc.ExitStatus(state) }
 
 func sessionAttr() *syscall.SysProcAttr { return nil }
+
+// readAvailable reads up to limit bytes that r, a pipe, holds now, waiting
+// only briefly.
+func readAvailable(r *os.File, limit int) []byte {
+	_ = r.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+	data, _ := io.ReadAll(io.LimitReader(r, int64(limit)))
+	return data
+}

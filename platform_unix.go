@@ -42,3 +42,25 @@ func exitStatus(state *os.ProcessState) (int, string) { return proc.ExitStatus(s
 // sessionAttr starts a process in a new session, so it leads its own
 // process group and has no controlling terminal.
 func sessionAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
+// readAvailable reads up to limit bytes that r, a pipe, holds now, without
+// waiting for more.
+func readAvailable(r *os.File, limit int) []byte {
+	rc, err := r.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	var data []byte
+	buf := make([]byte, 4096)
+	_ = rc.Read(func(fd uintptr) bool {
+		for len(data) < limit {
+			n, err := unix.Read(int(fd), buf[:min(len(buf), limit-len(data))])
+			if n <= 0 || err != nil {
+				break
+			}
+			data = append(data, buf[:n]...)
+		}
+		return true
+	})
+	return data
+}

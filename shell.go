@@ -92,12 +92,20 @@ func New(opts Options) (*Shell, error) {
 		if _, ok := o.Sandbox.(LaunchingConfiner); o.PersistCwd && !ok {
 			return nil, optionErr("PersistCwd", "needs a Sandbox that is a LaunchingConfiner (such as sandbox.Confiner)")
 		}
+		if !s.readOnly {
+			// Before any sandbox starts: a state directory that exists is
+			// hidden from every confined command, so none can plant links
+			// in it.
+			if err := ensureStateDir(root); err != nil {
+				return nil, err
+			}
+		}
 		if s.launcher, err = openSandbox(o.Sandbox, root); err != nil {
 			return nil, err
 		}
 	}
 	if !s.readOnly {
-		removeExpiredOutputs(s.outputDir(), o.OutputRetention)
+		removeExpiredOutputs(root, o.OutputRetention)
 	}
 	return s, nil
 }
@@ -258,24 +266,15 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 	res.Cwd = dir
 
 	script := s.prelude
-	var cwdFile string
+	var record *cwdRecord
 	var extra []*os.File
 	if s.opts.PersistCwd && req.Dir == "" {
-		if cwdFile, err = s.cwdCaptureFile(); err != nil {
+		if record, err = newCwdRecord(); err != nil {
 			s.log.Warn("shellcap: cannot track the working directory", "err", err)
-		} else if s.launcher == nil {
-			script += cwdTrap(cwdFile)
-			defer os.Remove(cwdFile)
-		} else if f, err := os.OpenFile(cwdFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
-			s.log.Warn("shellcap: cannot track the working directory", "err", err)
-			cwdFile = ""
 		} else {
-			// The sandbox cannot reach the record's directory: the shell
-			// gets the file as a descriptor instead.
 			script += cwdTrapFD
-			extra = []*os.File{f}
-			defer f.Close()
-			defer os.Remove(cwdFile)
+			extra = []*os.File{record.w}
+			defer record.close()
 		}
 	}
 	script += req.Command
@@ -316,8 +315,8 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		return nil, serr
 	}
 	s.fill(res, out, stdout, stderr)
-	if cwdFile != "" {
-		s.updateCwd(res, cwdFile)
+	if record != nil {
+		s.updateCwd(res, record.read())
 	}
 	return res, nil
 }

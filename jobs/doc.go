@@ -69,13 +69,25 @@
 // are all gone is reported finished with an unknown exit code and nothing
 // is signalled.
 //
-// The state directory is inside the workspace, so unconfined commands the
-// model runs can rewrite a status file, for example to point Stop at
-// another of the user's processes. That grants nothing a command cannot do
-// directly (kill(1) runs with the same rights). Sandboxed jobs cannot:
-// .shellcap is a protected, read-only path in the sandbox's workspace, and
-// the job's stdin reaches it through a pipe, not the FIFO in its state
-// directory. A Shell's own Options.Sandbox does not confine jobs: set
+// The state directory is inside the workspace, where a command may have
+// planted files (an older sandbox that started before .shellcap existed, a
+// degraded one without private mounts, an unconfined command). So a job
+// record the store did not write is not a job: every status file carries
+// an HMAC-SHA256, bound to its job directory, under a 32-byte key the
+// Manager keeps outside the workspace ([Options.KeyDir]; by default
+// ~/.local/state/shellcap/job-records.key, 0600, which the sandbox hides
+// with the home directories unless ReadEverything); a status without a valid MAC is neither
+// listed, adopted, read nor signalled. Every file in the state directory
+// is reached without following a symlink (internal/safefs: openat2 with
+// RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or O_NOFOLLOW per component), and
+// must be a regular file (or the stdin FIFO, or a directory) of the
+// current user with one link, so a log replaced by a link to a secret is
+// never printed and a planted hard link is never truncated. New, with a
+// sandbox, creates .shellcap before any sandbox starts, so the sandbox
+// hides it; the job's stdin reaches the job through a pipe, not the FIFO
+// in its state directory. Unconfined commands run as the user and can read
+// the key: they can forge records, which grants nothing they cannot do
+// directly. A Shell's own Options.Sandbox does not confine jobs: set
 // Options.Sandbox of the Manager too (the shellcap command does both with
 // --sandbox).
 //

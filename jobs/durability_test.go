@@ -135,7 +135,7 @@ func TestStaleIDAfterPIDReuse(t *testing.T) {
 	stale := startTicks(t, bpid) - 1
 	st["start_ticks"], st["supervisor_start_ticks"] = stale, stale
 	data, _ := json.Marshal(st)
-	if err := os.WriteFile(statusPath, data, 0o600); err != nil {
+	if err := jobs.WriteSignedStatus(m, res.Dir, data); err != nil {
 		t.Fatal(err)
 	}
 

@@ -61,7 +61,11 @@ func FuzzReadLog(f *testing.F) {
 		if from < 0 || window <= 0 || window > 1<<20 {
 			return
 		}
-		path := filepath.Join(t.TempDir(), "log")
+		dir := filepath.Join(t.TempDir(), ".shellcap", "jobs", newID())
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "log")
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}

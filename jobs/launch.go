@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -64,6 +63,7 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 	st, err := m.launch(ctx, j, &spec{
 		ID:          j.id,
 		Dir:         j.dir,
+		Key:         m.key,
 		Command:     cfg.command,
 		Path:        cmd.Path,
 		Args:        cmd.Args,
@@ -78,7 +78,7 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 	}, cmd.Env)
 	if err != nil {
 		m.forget(j)
-		_ = os.RemoveAll(j.dir)
+		_ = removeJobDir(j.dir)
 		return startOutcome{}, err
 	}
 	j.mu.Lock()
@@ -116,21 +116,24 @@ func (m *Manager) reserve() (*job, string) {
 	if m.runningCount() >= m.opts.MaxJobs {
 		return nil, fmt.Sprintf("[Error: %d background commands are already running, the most allowed. Stop one (or wait for one to finish) first.]", m.opts.MaxJobs)
 	}
-	id := newID()
-	j := &job{id: id, dir: filepath.Join(m.root, id), done: make(chan struct{})}
-	m.jobs[id] = j
+	j := m.newJob(newID())
+	m.jobs[j.id] = j
 	return j, ""
 }
 
 // launch starts the supervisor for j and waits until it reports the
 // command running. The spec travels over an inherited pipe, never in argv.
 func (m *Manager) launch(ctx context.Context, j *job, sp *spec, env []string) (*status, error) {
-	if err := m.ensureRoot(); err != nil {
+	root, err := openJobsRoot(m.ws, true)
+	if err != nil {
 		return nil, err
 	}
-	if err := os.Mkdir(j.dir, 0o700); err != nil {
+	d, err := root.MkdirAll(j.id, 0o700)
+	root.Close()
+	if err != nil {
 		return nil, err
 	}
+	d.Close()
 	specR, specW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -228,7 +231,7 @@ func (m *Manager) abandon(pid int, dir string) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	if st, _, err := readStatus(dir); err == nil && !st.finished() {
+	if st, _, err := readStatus(m.key, dir); err == nil && !st.finished() {
 		killCommand(st, m.opts.KillGrace)
 	}
 }

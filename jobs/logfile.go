@@ -1,7 +1,9 @@
 package jobs
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 	"unicode/utf8"
@@ -81,11 +83,12 @@ type logChunk struct {
 
 // readLog reads path from offset from (clamped so that at most window
 // bytes are read) to its end. A start inside a UTF-8 character moves to
-// the character's end. A missing file reads as empty.
+// the character's end. A missing file reads as empty; a file that is not
+// the job's own (a symlink, another user's, a hard link) is an error.
 func readLog(path string, from, window int64) (logChunk, error) {
-	f, err := os.Open(path)
+	f, err := openJobFile(path, os.O_RDONLY, 0)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return logChunk{start: from, end: from}, nil
 		}
 		return logChunk{}, err

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/safefs"
 	"github.com/shellcap/shellcap/sandbox"
 )
 
@@ -31,7 +33,9 @@ const (
 type Manager struct {
 	sh   *shellcap.Shell
 	opts Options
-	root string // <workspace>/.shellcap/jobs
+	root string    // <workspace>/.shellcap/jobs
+	ws   string    // the workspace
+	key  recordKey // signs and checks status files
 
 	mu       sync.Mutex
 	jobs     map[string]*job
@@ -51,6 +55,7 @@ type Manager struct {
 type job struct {
 	id  string
 	dir string
+	key recordKey
 
 	inputMu  sync.Mutex // one Input at a time (flock covers other processes)
 	mu       sync.Mutex
@@ -88,7 +93,21 @@ func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
 	if err := o.fill(); err != nil {
 		return nil, err
 	}
+	key, err := loadRecordKey(o.KeyDir, sh.Workspace())
+	if err != nil {
+		return nil, err
+	}
 	if o.Sandbox != nil {
+		// Before any job's sandbox starts: the sandbox hides a state
+		// directory that exists, and a confined command must not get
+		// the chance to make one (a symlink, say) itself. A workspace
+		// where this process cannot make it is one where its confined
+		// commands, running as the same user, cannot either.
+		if st, err := openJobsRoot(sh.Workspace(), true); err == nil {
+			st.Close()
+		} else if errors.Is(err, safefs.ErrUnsafe) || writableDir(sh.Workspace()) {
+			return nil, fmt.Errorf("jobs: state directory: %w", err)
+		}
 		if err := checkSandbox(*o.Sandbox, sh.Workspace()); err != nil {
 			return nil, err
 		}
@@ -96,7 +115,9 @@ func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
 	m := &Manager{
 		sh:          sh,
 		opts:        o,
-		root:        filepath.Join(sh.Workspace(), ".shellcap", "jobs"),
+		ws:          sh.Workspace(),
+		key:         key,
+		root:        filepath.Join(sh.Workspace(), safefs.StateDirName, jobsSubdir),
 		jobs:        map[string]*job{},
 		children:    map[int]string{},
 		subs:        map[int]func(Event){},
@@ -132,7 +153,7 @@ func (m *Manager) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for pid, dir := range m.children {
-		st, _, err := readStatus(dir)
+		st, _, err := readStatus(m.key, dir)
 		if err == nil && !st.finished() {
 			continue
 		}
@@ -175,22 +196,18 @@ func (m *Manager) snapshot() []*job {
 }
 
 // ensureRoot creates <workspace>/.shellcap/jobs (0700) with the state
-// directory's .gitignore.
+// directory's .gitignore, never through a symlink.
 func (m *Manager) ensureRoot() error {
-	state := filepath.Dir(m.root)
-	if err := os.MkdirAll(state, 0o700); err != nil {
+	d, err := openJobsRoot(m.ws, true)
+	if err != nil {
 		return err
 	}
-	ignore := filepath.Join(state, ".gitignore")
-	if _, err := os.Stat(ignore); err != nil {
-		if err := os.WriteFile(ignore, []byte("*\n"), 0o600); err != nil {
-			return err
-		}
-	}
-	if err := os.Mkdir(m.root, 0o700); err != nil && !os.IsExist(err) {
-		return err
-	}
-	return nil
+	return d.Close()
+}
+
+// newJob is the Manager's record of job id.
+func (m *Manager) newJob(id string) *job {
+	return &job{id: id, dir: filepath.Join(m.root, id), key: m.key, done: make(chan struct{})}
 }
 
 // find returns the job with this ID, adopting it from disk when this
@@ -205,17 +222,17 @@ func (m *Manager) find(id string) *job {
 	m.mu.Unlock()
 	dir := filepath.Join(m.root, id)
 	if j != nil {
-		if _, err := os.Lstat(dir); err != nil {
+		d, err := openJobDir(dir)
+		if err != nil {
 			m.forget(j) // removed by another Manager
 			return nil
 		}
+		d.Close()
 		return j
 	}
-	fi, err := os.Lstat(dir)
-	if err != nil || !fi.IsDir() {
-		return nil
-	}
-	if _, _, err := readStatus(dir); err != nil {
+	// Only a record the store signed is a job: a directory the host did
+	// not make, or a status file it did not write, is not.
+	if _, _, err := readStatus(m.key, dir); err != nil {
 		return nil
 	}
 	m.mu.Lock()
@@ -223,7 +240,8 @@ func (m *Manager) find(id string) *job {
 	if j := m.jobs[id]; j != nil {
 		return j
 	}
-	j = &job{id: id, dir: dir, done: make(chan struct{}), seen: loadSeen(dir)}
+	j = m.newJob(id)
+	j.seen = loadSeen(dir)
 	m.jobs[id] = j
 	return j
 }
@@ -262,20 +280,20 @@ func (j *job) refresh() (st *status, raw []byte, justFinished bool, err error) {
 	if j.finished.Load() {
 		return j.st, j.raw, false, nil
 	}
-	st, raw, err = readStatus(j.dir)
+	st, raw, err = readStatus(j.key, j.dir)
 	if err != nil {
 		return nil, nil, false, err
 	}
 	if !st.finished() && !alive(st.SupervisorPID, st.SupervisorStartTicks) {
 		// It may have written its final status just before exiting.
-		if st2, raw2, err := readStatus(j.dir); err == nil {
+		if st2, raw2, err := readStatus(j.key, j.dir); err == nil {
 			st, raw = st2, raw2
 		}
 		if !st.finished() && !alive(st.PID, st.StartTicks) {
 			now := time.Now().UTC()
 			st.State, st.FinishedAt, st.SupervisorLost, st.ExitCode = stateFinished, &now, true, nil
-			_ = writeStatus(j.dir, st)
-			if _, raw2, err := readStatus(j.dir); err == nil {
+			_ = writeStatus(j.key, j.dir, st)
+			if _, raw2, err := readStatus(j.key, j.dir); err == nil {
 				raw = raw2
 			}
 		}
@@ -328,14 +346,22 @@ func (m *Manager) watch() {
 	}
 }
 
+// jobNames lists the names in the jobs directory, read without following
+// a symlink; nil when there is none.
+func (m *Manager) jobNames() []string {
+	d, err := openJobsRoot(m.ws, false)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, _ := d.ReadDirNames()
+	return names
+}
+
 // scan adopts the jobs recorded on disk and removes expired ones.
 func (m *Manager) scan() {
-	entries, err := os.ReadDir(m.root)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if j := m.find(e.Name()); j != nil {
+	for _, name := range m.jobNames() {
+		if j := m.find(name); j != nil {
 			_, _, _ = m.refresh(j)
 		}
 	}
@@ -348,39 +374,42 @@ func (m *Manager) gc() {
 	m.mu.Lock()
 	m.lastGC = time.Now()
 	m.mu.Unlock()
-	entries, err := os.ReadDir(m.root)
+	root, err := openJobsRoot(m.ws, false)
 	if err != nil {
 		return
 	}
+	defer root.Close()
+	names, _ := root.ReadDirNames()
 	cutoff := time.Now().Add(-m.opts.Retention)
-	for _, e := range entries {
-		if !validID(e.Name()) || !e.IsDir() {
+	for _, name := range names {
+		if !validID(name) {
 			continue
 		}
-		dir := filepath.Join(m.root, e.Name())
-		st, _, err := readStatus(dir)
+		dir := filepath.Join(m.root, name)
+		st, _, err := readStatus(m.key, dir)
 		switch {
 		case err != nil:
-			// No status yet: possibly a job being started right now.
-			if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) && time.Since(fi.ModTime()) > orphanAge {
-				_ = os.RemoveAll(dir)
+			// No valid status yet: possibly a job being started right
+			// now; or not a job at all.
+			if fi, err := root.Lstat(name); err == nil && fi.ModTime().Before(cutoff) && time.Since(fi.ModTime()) > orphanAge {
+				_ = root.RemoveAll(name)
 			}
 			continue
 		case !st.finished() || st.FinishedAt == nil || !st.FinishedAt.Before(cutoff):
 			continue
 		}
 		m.mu.Lock()
-		j := m.jobs[e.Name()]
+		j := m.jobs[name]
 		m.mu.Unlock()
 		if j != nil {
 			m.forget(j)
 		}
-		_ = os.RemoveAll(dir)
+		_ = root.RemoveAll(name)
 	}
 }
 
 // remove deletes a job's directory and forgets it.
 func (m *Manager) remove(j *job) {
-	_ = os.RemoveAll(j.dir)
+	_ = removeJobDir(j.dir)
 	m.forget(j)
 }

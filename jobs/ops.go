@@ -200,7 +200,7 @@ func (m *Manager) Input(ctx context.Context, id, text string, eof bool) (*InputR
 		return res, nil
 	}
 	if eof {
-		_ = os.Remove(path) // later Inputs find the stdin closed
+		removeJobFile(j.dir, stdinName) // later Inputs find the stdin closed
 	}
 	return res, nil
 }
@@ -282,11 +282,10 @@ func (m *Manager) List(ctx context.Context) (*ListResult, error) {
 		return nil, err
 	}
 	m.gc()
-	entries, _ := os.ReadDir(m.root)
 	res := &ListResult{Jobs: []JobInfo{}, maxChars: m.opts.MaxOutputChars}
 	now := time.Now()
-	for _, e := range entries {
-		j := m.find(e.Name())
+	for _, name := range m.jobNames() {
+		j := m.find(name)
 		if j == nil {
 			continue
 		}

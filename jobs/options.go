@@ -77,6 +77,17 @@ type Options struct {
 	// less confined than the Shell's commands; New refuses a Shell whose
 	// Sandbox is some other Confiner unless this is set.
 	Sandbox *sandbox.Config
+
+	// KeyDir is the directory, outside the workspace, where the Manager
+	// keeps the secret key that signs every job's status file
+	// (job-records.key, 0600, in a directory private to the user): a
+	// status file without a valid signature is not a job, so nothing a
+	// command writes into the workspace can pose as one. Empty means
+	// $XDG_STATE_HOME/shellcap, else ~/.local/state/shellcap, else (no
+	// usable home) shellcap-<uid> in the host's temporary directory. New
+	// fails when the directory lies inside the workspace. Managers of
+	// one workspace must share it to see each other's jobs.
+	KeyDir string
 }
 
 func (o *Options) fill() error {

@@ -79,7 +79,7 @@ func (fd *stdinFeed) copy(r io.Reader) {
 			}
 		}
 		if eof {
-			_ = os.Remove(fd.path) // later Inputs find the stdin closed
+			removeJobFile(filepath.Dir(fd.path), stdinName) // later Inputs find the stdin closed
 			return
 		}
 	}
@@ -150,7 +150,7 @@ func (lf *logFollower) forward() {
 // forwardLog passes on path's bytes from offset from to its end and
 // returns the new offset.
 func (lf *logFollower) forwardLog(path string, stream shellcap.Stream, from int64) int64 {
-	f, err := os.Open(path)
+	f, err := openJobFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return from
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -194,7 +193,7 @@ func (m *Manager) Shell(ctx context.Context, req ShellRequest) (*ShellResult, er
 			ev := ShellEvent{Kind: ShellFinished, PID: res.PID, OutputPath: res.OutputPath, StatusPath: res.StatusPath,
 				ExitCode: st.ExitCode, Truncated: size > shellTailBytes}
 			if size <= shellLinesMaxSize {
-				if data, err := os.ReadFile(res.OutputPath); err == nil {
+				if data, err := readJobFile(res.OutputPath, shellLinesMaxSize); err == nil {
 					n := bytes.Count(data, []byte("\n"))
 					if len(data) > 0 && data[len(data)-1] != '\n' {
 						n++

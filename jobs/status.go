@@ -3,7 +3,6 @@ package jobs
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -81,71 +80,72 @@ const statusVersion = 1
 
 func (s *status) finished() bool { return s.State == stateFinished }
 
-// readStatus reads dir's status file.
-func readStatus(dir string) (*status, []byte, error) {
-	data, err := os.ReadFile(filepath.Join(dir, statusName))
+// readStatus reads dir's status file: a regular file of the current user,
+// reached without following a symlink, whose MAC under key proves that the
+// job store wrote it for this directory. raw is its JSON without the MAC.
+func readStatus(key recordKey, dir string) (st *status, raw []byte, err error) {
+	d, err := openJobDir(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	var st status
-	if err := json.Unmarshal(data, &st); err != nil {
+	defer d.Close()
+	data, err := d.ReadFile(statusName, maxStatusBytes)
+	if err != nil {
 		return nil, nil, err
 	}
-	if st.Version != statusVersion || !validID(st.ID) {
+	body, err := key.verify(dir, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	st = &status{}
+	if err := json.Unmarshal(body, st); err != nil {
+		return nil, nil, err
+	}
+	if st.Version != statusVersion || !validID(st.ID) || st.ID != filepath.Base(dir) {
 		return nil, nil, errors.New("jobs: unrecognised status file")
 	}
-	return &st, data, nil
+	return st, append(body, '\n'), nil
 }
 
-// writeStatus replaces dir's status file atomically.
-func writeStatus(dir string, st *status) error {
+// writeStatus replaces dir's status file atomically, signed with key.
+func writeStatus(key recordKey, dir string, st *status) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".status-*.tmp")
+	d, err := openJobDir(dir)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	_, err = f.Write(append(data, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, statusName))
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-	}
-	return err
+	defer d.Close()
+	return d.WriteFileAtomic(statusName, key.sign(dir, data), 0o600)
 }
 
 // saveSeen records the log offsets already shown, so that new_only
 // continues where it left off after the host restarts. It is best effort.
 func saveSeen(dir string, seen [2]int64) {
 	data, _ := json.Marshal(seen)
-	f, err := os.CreateTemp(dir, ".seen-*.tmp")
+	d, err := openJobDir(dir)
 	if err != nil {
 		return
 	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, seenName))
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-	}
+	defer d.Close()
+	_ = d.WriteFileAtomic(seenName, data, 0o600)
 }
 
-// loadSeen reads the offsets saveSeen recorded; zero when there are none.
+// loadSeen reads the offsets saveSeen recorded; zero when there are none
+// (or they are not offsets).
 func loadSeen(dir string) [2]int64 {
 	var seen [2]int64
-	if data, err := os.ReadFile(filepath.Join(dir, seenName)); err == nil {
-		_ = json.Unmarshal(data, &seen)
+	d, err := openJobDir(dir)
+	if err != nil {
+		return seen
+	}
+	defer d.Close()
+	if data, err := d.ReadFile(seenName, 256); err == nil {
+		if json.Unmarshal(data, &seen) != nil || seen[0] < 0 || seen[1] < 0 {
+			seen = [2]int64{}
+		}
 	}
 	return seen
 }

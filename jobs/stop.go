@@ -19,9 +19,9 @@ const supervisorStopSlack = 30 * time.Second
 func (m *Manager) kill(dir string, st *status) {
 	if sup := pin(st.SupervisorPID, st.SupervisorStartTicks, 0); sup != nil {
 		if sup.signal(syscall.SIGTERM) == nil {
-			waitRecorded(sup, dir, m.opts.KillGrace+supervisorStopSlack)
+			m.waitRecorded(sup, dir, m.opts.KillGrace+supervisorStopSlack)
 		}
-		if !recorded(dir) {
+		if !m.recorded(dir) {
 			// The supervisor died or hangs without recording the end.
 			killCommand(st, m.opts.KillGrace)
 			if !sup.exited() {
@@ -37,18 +37,18 @@ func (m *Manager) kill(dir string, st *status) {
 }
 
 // recorded reports whether the job's status says it finished.
-func recorded(dir string) bool {
-	st, _, err := readStatus(dir)
+func (m *Manager) recorded(dir string) bool {
+	st, _, err := readStatus(m.key, dir)
 	return err == nil && st.finished()
 }
 
 // waitRecorded waits until the supervisor has recorded the job finished
 // (or has exited) and reports whether it did so within d.
-func waitRecorded(sup *pinned, dir string, d time.Duration) bool {
+func (m *Manager) waitRecorded(sup *pinned, dir string, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	poll := 2 * time.Millisecond
 	for {
-		if recorded(dir) {
+		if m.recorded(dir) {
 			return true
 		}
 		if sup.waitExit(poll) {

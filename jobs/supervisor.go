@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -51,18 +50,20 @@ func init() { reexec.Register(supervisorEntry, superviseMain) }
 
 // spec is what the host tells the supervisor, over the spec pipe.
 type spec struct {
-	ID          string   `json:"id"`
-	Dir         string   `json:"dir"` // the job directory
-	Command     string   `json:"command"`
-	Path        string   `json:"path"`
-	Args        []string `json:"args"`
-	Workdir     string   `json:"workdir"`
-	Env         []string `json:"env"`
-	Combined    bool     `json:"combined"`
-	Stdin       bool     `json:"stdin"`
-	MaxLogBytes int64    `json:"max_log_bytes"`
-	GraceMS     int64    `json:"grace_ms"`
-	TimeoutMS   int64    `json:"timeout_ms"`
+	ID  string `json:"id"`
+	Dir string `json:"dir"` // the job directory
+	// Key signs the status files (see recordKey).
+	Key         recordKey `json:"key"`
+	Command     string    `json:"command"`
+	Path        string    `json:"path"`
+	Args        []string  `json:"args"`
+	Workdir     string    `json:"workdir"`
+	Env         []string  `json:"env"`
+	Combined    bool      `json:"combined"`
+	Stdin       bool      `json:"stdin"`
+	MaxLogBytes int64     `json:"max_log_bytes"`
+	GraceMS     int64     `json:"grace_ms"`
+	TimeoutMS   int64     `json:"timeout_ms"`
 	// Sandbox, when set, confines the command (its Workspace filled in).
 	Sandbox *sandbox.Config `json:"sandbox,omitempty"`
 }
@@ -92,7 +93,7 @@ func superviseMain() int {
 	var sp spec
 	err := json.NewDecoder(io.LimitReader(specFile, 64<<20)).Decode(&sp)
 	specFile.Close()
-	if err == nil && (!validID(sp.ID) || sp.Dir == "") {
+	if err == nil && (!validID(sp.ID) || sp.Dir == "" || len(sp.Key) != keyLen) {
 		err = errors.New("bad spec")
 	}
 	if err != nil {
@@ -166,7 +167,7 @@ func (s *supervisor) run(replyFile *os.File) error {
 		TimeoutMS:            s.sp.TimeoutMS,
 		Sandbox:              confined,
 	}
-	if err := writeStatus(s.sp.Dir, s.st); err != nil {
+	if err := writeStatus(s.sp.Key, s.sp.Dir, s.st); err != nil {
 		// Without a status file nobody can find the job: undo.
 		_ = proc.SignalGroup(pid, syscall.SIGKILL)
 		_ = cmd.Wait()
@@ -236,7 +237,7 @@ func (s *supervisor) run(replyFile *os.File) error {
 	pumps.Wait()
 	closeFiles(pipes[0], pipes[1])
 	if stdin.fifo != nil {
-		_ = os.Remove(filepath.Join(s.sp.Dir, stdinName))
+		removeJobFile(s.sp.Dir, stdinName)
 	}
 	s.closeLogs()
 	return s.finish(cmd.ProcessState, stopped, timedOut)
@@ -259,12 +260,17 @@ func (s *supervisor) prepare() (*exec.Cmd, [2]*os.File, stdinPipe, error) {
 		Env:         s.sp.Env,
 		SysProcAttr: sessionAttr(),
 	}
+	dir, err := openJobDir(s.sp.Dir)
+	if err != nil {
+		return cmd, pipes, in, err
+	}
+	defer dir.Close()
 	names := []string{stdoutName, stderrName}
 	if s.sp.Combined {
 		names = []string{outputName}
 	}
 	for i, name := range names {
-		f, err := os.OpenFile(filepath.Join(s.sp.Dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err != nil {
 			return cmd, pipes, in, err
 		}
@@ -284,13 +290,12 @@ func (s *supervisor) prepare() (*exec.Cmd, [2]*os.File, stdinPipe, error) {
 		cmd.Stderr = cmd.Stdout
 	}
 	if s.sp.Stdin {
-		path := filepath.Join(s.sp.Dir, stdinName)
-		if err := mkfifo(path); err != nil {
+		if err := dir.Mkfifo(stdinName, 0o600); err != nil {
 			return cmd, pipes, in, err
 		}
 		// Read-write, so the FIFO never reads end-of-file between
 		// writers; end-of-file for the command is an explicit frame.
-		fifo, err := os.OpenFile(path, os.O_RDWR, 0)
+		fifo, err := dir.OpenFIFO(stdinName, os.O_RDWR)
 		if err != nil {
 			return cmd, pipes, in, err
 		}
@@ -318,7 +323,7 @@ func (s *supervisor) dropped(i int) func(written, dropped int64) {
 		} else {
 			s.st.StderrDropped = dropped
 		}
-		_ = writeStatus(s.sp.Dir, s.st)
+		_ = writeStatus(s.sp.Key, s.sp.Dir, s.st)
 	}
 }
 
@@ -363,7 +368,7 @@ func (s *supervisor) closeStdin(w *os.File) {
 		return
 	}
 	s.st.StdinClosed = true
-	_ = writeStatus(s.sp.Dir, s.st)
+	_ = writeStatus(s.sp.Key, s.sp.Dir, s.st)
 }
 
 func (s *supervisor) closeLogs() {
@@ -395,7 +400,7 @@ func (s *supervisor) finish(state *os.ProcessState, stopped, timedOut bool) erro
 	s.st.StdoutBytes, s.st.StdoutDropped = counts[0][0], counts[0][1]
 	s.st.StderrBytes, s.st.StderrDropped = counts[1][0], counts[1][1]
 	s.final = true
-	return writeStatus(s.sp.Dir, s.st)
+	return writeStatus(s.sp.Key, s.sp.Dir, s.st)
 }
 
 func closeFiles(files ...any) {

@@ -9,14 +9,14 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shellcap/shellcap/internal/proc"
+	"github.com/shellcap/shellcap/internal/safefs"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
 
 // supported reports whether this platform can run jobs.
 const supported = true
-
-func mkfifo(path string) error { return unix.Mkfifo(path, 0o600) }
 
 // sessionAttr starts a process in a new session (and so a new process
 // group, without a controlling terminal).
@@ -36,16 +36,20 @@ var (
 // symlink, and takes an exclusive lock on it so that writers from
 // different processes do not interleave their frames.
 func openStdinFIFO(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	d, err := openJobDir(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	f, err := d.OpenFIFO(filepath.Base(path), os.O_WRONLY)
 	if err != nil {
 		if errors.Is(err, syscall.ENXIO) {
 			return nil, errNoReader
 		}
+		if errors.Is(err, safefs.ErrUnsafe) {
+			return nil, errNotFIFO
+		}
 		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
-		f.Close()
-		return nil, errNotFIFO
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
 		f.Close()
@@ -158,3 +162,27 @@ func hasChild(pid int) bool {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
 	return err == nil && len(strings.TrimSpace(string(data))) > 0
 }
+
+// ownedPrivate refuses a file or directory that is not the current user's
+// or whose mode has any of the bits in deny.
+func ownedPrivate(fi os.FileInfo, deny os.FileMode) error {
+	var uid uint32
+	switch st := fi.Sys().(type) {
+	case *unix.Stat_t:
+		uid = st.Uid
+	case *syscall.Stat_t:
+		uid = st.Uid
+	default:
+		return errors.New("no owner information")
+	}
+	if uid != uint32(os.Geteuid()) {
+		return errors.New("owned by uid " + strconv.Itoa(int(uid)) + ", not " + strconv.Itoa(os.Geteuid()))
+	}
+	if fi.Mode().Perm()&deny != 0 {
+		return errors.New("its mode " + fi.Mode().Perm().String() + " lets its group or others in; it must not")
+	}
+	return nil
+}
+
+// writableDir reports whether this process may create files in dir.
+func writableDir(dir string) bool { return unix.Access(dir, unix.W_OK) == nil }

@@ -13,7 +13,6 @@ const supported = false
 
 var errUnsupported = errors.New("jobs: not supported on this platform")
 
-func mkfifo(path string) error                        { return errUnsupported }
 func punchHole(f *os.File, off, length int64) error   { return errUnsupported }
 func exitStatus(state *os.ProcessState) (int, string) { return state.ExitCode(), "" }
 func reapChild(pid int) bool                          { return true }
@@ -38,3 +37,6 @@ func (p *pinned) signal(sig syscall.Signal) error { return errUnsupported }
 func (p *pinned) waitExit(d time.Duration) bool   { return true }
 func (p *pinned) exited() bool                    { return true }
 func (p *pinned) close()                          {}
+
+func ownedPrivate(fi os.FileInfo, deny os.FileMode) error { return errUnsupported }
+func writableDir(dir string) bool                         { return false }

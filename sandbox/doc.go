@@ -114,7 +114,14 @@
 //     any family but AF_UNIX does (AF_INET and AF_INET6 are allowed with
 //     NetworkAllowlist, whose namespace has nothing else to reach).
 //   - Every descriptor but 0, 1 and 2 is closed at exec, so descriptors the
-//     host leaked are unusable.
+//     host leaked are unusable. The descriptors a command is given (its
+//     standard streams, a Launcher command's ExtraFiles) are checked on the
+//     host first: Wrap and Launcher.Start refuse one that reaches a host
+//     file beyond the profile's grants (a writable file outside the
+//     writable roots or inside .shellcap, a directory, a device other than
+//     the null-like ones and pseudo-terminals, the host's own terminal, an
+//     anonymous inode such as a pidfd). Pipes, sockets, memfds and
+//     read-only files pass.
 //   - The command runs in a new session (no controlling terminal).
 //
 // FullAccess applies only the new session, the rlimits and the descriptor

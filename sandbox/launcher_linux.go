@@ -46,9 +46,10 @@ type Launcher struct {
 
 // launcherProc is one running launcher helper.
 type launcherProc struct {
-	ctl  int // our end of the control socket
-	cmd  *exec.Cmd
-	done chan struct{} // closed when the helper has exited and been reaped
+	ctl    int      // our end of the control socket
+	grants fdGrants // what a descriptor passed to a command may reach
+	cmd    *exec.Cmd
+	done   chan struct{} // closed when the helper has exited and been reaped
 }
 
 // launcherStartTimeout bounds how long NewLauncher waits for the helper to
@@ -84,6 +85,8 @@ func (l *Launcher) Report() *Report {
 // started. cmd's Path, Args, Env (nil means this process's environment),
 // Dir (empty means the workspace), Stdin, Stdout, Stderr and ExtraFiles are
 // used; the standard streams must be *os.File or nil (the null device).
+// Start refuses a command one of whose descriptors could reach a host file
+// beyond the profile's grants (see Wrap).
 // SysProcAttr may only ask for Setsid or Setpgid.
 func (l *Launcher) Start(cmd *exec.Cmd) (*os.Process, error) {
 	req, files, err := launchRequestFor(cmd)
@@ -103,6 +106,9 @@ func (l *Launcher) Start(cmd *exec.Cmd) (*os.Process, error) {
 				return nil, err
 			}
 			l.h, l.report = h, rep
+		}
+		if err := l.h.grants.checkFDs(files.fds); err != nil {
+			return nil, err
 		}
 		p, err := l.h.start(req, files.fds)
 		if err == nil || attempt > 0 || !(errors.Is(err, errPeerGone) || l.h.dead()) {
@@ -185,7 +191,7 @@ func startLauncher(cfg Config) (*launcherProc, *Report, error) {
 		unix.Close(pair[0])
 		return nil, nil, fmt.Errorf("sandbox: start launcher: %w", err)
 	}
-	h := &launcherProc{ctl: pair[0], cmd: cmd, done: make(chan struct{})}
+	h := &launcherProc{ctl: pair[0], grants: grantsOf(pol), cmd: cmd, done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		close(h.done)

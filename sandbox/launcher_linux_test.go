@@ -15,9 +15,21 @@ import (
 // directory, and waits for it.
 func launchIn(t *testing.T, l *Launcher, ws, script string, env ...string) outcome {
 	t.Helper()
+	return launchCmd(t, l, ws, script, env, nil)
+}
+
+// launchWith is launchIn with extra descriptors (3 and up).
+func launchWith(t *testing.T, l *Launcher, ws, script string, extra ...*os.File) outcome {
+	t.Helper()
+	return launchCmd(t, l, ws, script, nil, extra)
+}
+
+func launchCmd(t *testing.T, l *Launcher, ws, script string, env []string, extra []*os.File) outcome {
+	t.Helper()
 	cmd := exec.Command("/bin/bash", "-c", script)
 	cmd.Dir = ws
 	cmd.Env = append(baseEnv(ws), env...)
+	cmd.ExtraFiles = extra
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

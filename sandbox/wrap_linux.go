@@ -35,7 +35,10 @@ const maxPolicy = 1 << 20
 //
 // Wrap fails, leaving cmd unchanged, when a layer the profile needs is
 // unavailable and cfg.AllowDegraded is false; the error wraps ErrDegraded
-// and names the layer. Wrap puts the policy in a pipe that cmd inherits as
+// and names the layer. It also fails when a standard stream that is an
+// *os.File could reach a host file beyond the profile's grants (a
+// writable file outside the writable roots, a directory, a device other
+// than the null-like ones; see fdcheck_linux.go). Wrap puts the policy in a pipe that cmd inherits as
 // ExtraFiles[0]; the parent's copy is closed when the *os.File is garbage
 // collected, or by the caller after Start.
 //
@@ -62,6 +65,12 @@ func Wrap(cmd *exec.Cmd, cfg Config) (*Report, error) {
 	pol, rep, err := plan(cmd, cfg, probe())
 	if err != nil {
 		return nil, err
+	}
+	grants := grantsOf(pol)
+	for i, s := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
+		if err := grants.checkFile(i, s); err != nil {
+			return nil, err
+		}
 	}
 	r, err := encodePolicy(pol)
 	if err != nil {

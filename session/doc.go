@@ -27,9 +27,11 @@
 // The shell is bash run interactively, without prompts, history or line
 // editing, so that SIGINT stops whatever it runs (builtin loops included)
 // and gives its prompt back with its state intact. Its standard input
-// carries only fixed lines written by the Session; the command text is
-// written to a private file, which bash reads with the read builtin and
-// evaluates at its top level with standard input from /dev/null. After the
+// carries only fixed lines written by the Session; a long command's text
+// is written to the command file (on Linux a memfd sealed at 4 MiB, never
+// a host file a confined command could grow), which bash reads with the
+// read builtin and evaluates at its top level with standard input from
+// /dev/null. After the
 // command, bash writes the exit status, the working directory and, when
 // the command may have changed them, the exported variables on a pipe of
 // its own that commands do not inherit. So:

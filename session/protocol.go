@@ -16,7 +16,7 @@ import (
 // stepLine, setupLine and syncLine. A short command travels in its step
 // line as one ANSI-C quoted word with every byte that could end it
 // escaped, so it is never read as anything but the argument of eval; a
-// long one (and a new shell's setup script) is written to a private file
+// long one (and a new shell's setup script) is written to the command file
 // that the step reads with the read builtin. The step evals the text with
 // stdin from /dev/null (so commands see end of file) and without the
 // status and command-file descriptors. After the command, bash writes

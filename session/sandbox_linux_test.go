@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/fdaudit"
 	"github.com/shellcap/shellcap/sandbox"
 	"github.com/shellcap/shellcap/session"
 )
@@ -133,4 +135,67 @@ func BenchmarkSandboxedSessionRoundTrip(b *testing.B) {
 func median(ds []time.Duration) time.Duration {
 	slices.Sort(ds)
 	return ds[len(ds)/2]
+}
+
+// TestSandboxedSessionDescriptors lists, from inside a sandboxed session's
+// shell, every descriptor it holds (bash keeps copies of the status and
+// command descriptors while a command runs): each is a pipe, a memfd or a
+// null-like device, never a host file. Then it writes 32 MiB into each
+// descriptor beyond the standard streams, as a command can: no host file
+// grows, the command file stays at most its sealed size (4 MiB), and the session
+// still runs short and long commands.
+func TestSandboxedSessionDescriptors(t *testing.T) {
+	ws := t.TempDir()
+	s := newSandboxedSession(t, ws)
+	grants := fdaudit.Grants{Writable: []string{ws}}
+	res := run(t, s, fdaudit.Script)
+	es := fdaudit.Parse(res.Stdout)
+	t.Logf("inside the session:\n%s", res.Stdout)
+	if len(es) < 4 {
+		t.Fatalf("listed %d descriptors: %s", len(es), res.Text())
+	}
+	for _, bad := range fdaudit.Check(es, grants) {
+		t.Errorf("%s", bad)
+	}
+	before := hostTmpSizes(t)
+	for _, e := range es {
+		if e.FD <= 2 || strings.HasPrefix(e.Target, "pipe:[") {
+			continue
+		}
+		n := strconv.Itoa(e.FD)
+		res := run(t, s, "head -c 32M /dev/zero >&"+n+"; stat -L -c %s /proc/$$/fd/"+n)
+		size, err := strconv.ParseInt(strings.TrimSpace(res.Stdout), 10, 64)
+		if err != nil || size > 4<<20 {
+			t.Errorf("fd %d (%s) holds %q bytes after the write: %s", e.FD, e.Target, res.Stdout, res.Text())
+		}
+	}
+	for p, size := range hostTmpSizes(t) {
+		if size > before[p] && size > 1<<20 {
+			t.Errorf("host file %s grew from %d to %d bytes", p, before[p], size)
+		}
+	}
+	if res := run(t, s, "echo still-here"); res.Stdout != "still-here\n" {
+		t.Fatalf("after the writes: %s", res.Text())
+	}
+	long := "echo " + strings.Repeat("x", 10000)
+	if res := run(t, s, long); res.Stdout != strings.Repeat("x", 10000)+"\n" {
+		t.Fatalf("a long command after the writes: %d bytes out, %s", len(res.Stdout), res.Stderr)
+	}
+}
+
+// hostTmpSizes maps the regular files in the host's temporary directories
+// of sessions (shellcap-session-*) to their sizes.
+func hostTmpSizes(t *testing.T) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "shellcap-session-*"))
+	for _, d := range dirs {
+		_ = filepath.Walk(d, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && fi.Mode().IsRegular() {
+				out[p] = fi.Size()
+			}
+			return nil
+		})
+	}
+	return out
 }

@@ -40,8 +40,8 @@ type Session struct {
 	opts Options
 	root string
 
-	dir     string   // private directory holding the command file
-	cmdFile *os.File // the next command's text, read by the shell
+	dir     string   // private directory for the exit trap's records
+	cmdFile *os.File // the next command's text, read by the shell (newCommandFile)
 
 	mu      sync.Mutex
 	b       *bash // nil after a failed restart and after Close
@@ -62,7 +62,7 @@ func New(ctx context.Context, sh *shellcap.Shell, opts Options) (*Session, error
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "command"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := newCommandFile(dir)
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
@@ -111,6 +111,12 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 		return res, nil
 	}
 	res.Timeout = timeout
+	if len(req.Command)+1 > maxCommandFile {
+		res.Err = &shellcap.RequestError{Kind: shellcap.ErrCommandTooLong, Msg: fmt.Sprintf(
+			"The command is %d bytes; a session takes at most %d. Write long scripts to a file and run the file instead.",
+			len(req.Command), maxCommandFile-1)}
+		return res, nil
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -413,6 +419,9 @@ func (s *Session) keepBytes() int {
 // shell's read stops at the NUL (successfully, so $? is 0 when the command
 // starts).
 func (s *Session) writeCommand(text string) error {
+	if len(text)+1 > maxCommandFile {
+		return fmt.Errorf("session: the command is %d bytes; a session takes at most %d", len(text), maxCommandFile-1)
+	}
 	// Bytes after the NUL, left from a longer command, are never read.
 	buf := make([]byte, len(text)+1)
 	copy(buf, text)
