@@ -33,7 +33,7 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 		}
 		r.Timeout = time.Duration(*t * float64(time.Second))
 	}
-	ctx, approval := withApproval(ctx, req, r.Command)
+	ctx, approval := s.withApproval(ctx, req, r.Command)
 	p := newProgress(ctx, req)
 	r.OnOutput = p.output
 	if s.opts.Jobs != nil && s.opts.ForegroundTimeout > 0 {
@@ -44,10 +44,10 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	if err != nil {
 		return nil, err
 	}
-	if ask := approval.inputRequest(r.Command); ask != nil {
+	if ask := approval.inputRequest(); ask != nil {
 		return ask, nil
 	}
-	return s.commandResult(res), nil
+	return s.commandResult(approval.scope, res), nil
 }
 
 // runOrPromote runs the command as a job that becomes a background command
@@ -59,21 +59,22 @@ func (s *Server) runOrPromote(ctx context.Context, r shellcap.Request, approval 
 	if err != nil {
 		return nil, err
 	}
-	if ask := approval.inputRequest(r.Command); ask != nil {
+	if ask := approval.inputRequest(); ask != nil {
 		return ask, nil
 	}
 	if res.Result != nil {
-		return s.commandResult(res.Result), nil
+		return s.commandResult(approval.scope, res.Result), nil
 	}
-	return s.textResult(res), nil
+	s.ownJob(approval.scope, res.ID)
+	return s.textResult(approval.scope, res), nil
 }
 
 // commandResult renders a shellcap result as a tool result: the model text
 // (then any job-finished notices) and the structured result. Refusals are
 // marked isError.
-func (s *Server) commandResult(res *shellcap.Result) *mcp.CallToolResult {
+func (s *Server) commandResult(sc *scope, res *shellcap.Result) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		Content:           s.content(res.Text()),
+		Content:           s.content(sc, res.Text()),
 		StructuredContent: res,
 		IsError:           res.Err != nil,
 	}

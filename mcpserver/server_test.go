@@ -42,7 +42,7 @@ func serveStdio() {
 	if err != nil {
 		panic(err)
 	}
-	if err := srv.MCP().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	if err := srv.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
 		os.Stderr.WriteString(err.Error())
 	}
 }
