@@ -63,6 +63,13 @@ func connect(t *testing.T, opts shellcap.Options, copts *mcp.ClientOptions) (*mc
 // offers the job tools from a Manager on the same Shell.
 func connectWith(t *testing.T, opts shellcap.Options, copts *mcp.ClientOptions, sopts *mcpserver.Options) (*mcp.ClientSession, *mcpserver.Server) {
 	t.Helper()
+	_, srv := newSharedServer(t, opts, sopts)
+	return clientOn(t, srv, copts, nil), srv
+}
+
+// newSharedServer builds a server that several clients may connect to.
+func newSharedServer(t *testing.T, opts shellcap.Options, sopts *mcpserver.Options) (*shellcap.Shell, *mcpserver.Server) {
+	t.Helper()
 	if opts.Workspace == "" {
 		opts.Workspace = t.TempDir()
 	}
@@ -101,6 +108,12 @@ func connectWith(t *testing.T, opts shellcap.Options, copts *mcp.ClientOptions, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
+	return sh, srv
+}
+
+// clientOn connects a new client to srv over in-memory transports.
+func clientOn(t *testing.T, srv *mcpserver.Server, copts *mcp.ClientOptions, sessOpts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	ss, err := srv.MCP().Connect(ctx, st, nil)
@@ -108,7 +121,7 @@ func connectWith(t *testing.T, opts shellcap.Options, copts *mcp.ClientOptions, 
 		t.Fatal(err)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts)
-	cs, err := client.Connect(ctx, ct, nil)
+	cs, err := client.Connect(ctx, ct, sessOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +130,7 @@ func connectWith(t *testing.T, opts shellcap.Options, copts *mcp.ClientOptions, 
 		ss.Wait()
 		cancel()
 	})
-	return cs, srv
+	return cs
 }
 
 func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
