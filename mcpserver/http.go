@@ -40,6 +40,9 @@ type HTTPOptions struct {
 	MaxSessions int
 }
 
+// shutdownBound bounds the wait for cancelled calls at shutdown.
+const shutdownBound = 30 * time.Second
+
 // DefaultMaxSessions is HTTPOptions.MaxSessions when zero.
 const DefaultMaxSessions = 100
 
@@ -195,8 +198,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, h http.Handler) err
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// Stop the commands of calls in flight first: an HTTP shutdown
+		// alone would wait for them.
+		calls, cancel := context.WithTimeout(context.Background(), shutdownBound)
 		defer cancel()
+		_ = s.CancelCalls(calls)
+		shutdown, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel2()
 		_ = srv.Shutdown(shutdown)
 		return nil
 	}

@@ -82,6 +82,12 @@ type Server struct {
 	unsubscribe func()
 	idleTimeout time.Duration // HTTPOptions.SessionIdleTimeout, once served
 
+	base      context.Context // ends when CancelCalls is called
+	stopCalls context.CancelFunc
+	callMu    sync.Mutex
+	inflight  int
+	idleCalls *sync.Cond
+
 	mu     sync.Mutex
 	scopes map[*mcp.ServerSession]*scope
 	stdio  map[*mcp.ServerSession]bool
@@ -117,6 +123,8 @@ func New(opts Options) (*Server, error) {
 		shells:    map[string]*bashShell{},
 		unclaimed: map[string]string{},
 	}
+	s.base, s.stopCalls = context.WithCancel(context.Background())
+	s.idleCalls = sync.NewCond(&s.callMu)
 	available := s.available()
 	tools := opts.Tools
 	if tools == nil {
@@ -151,6 +159,7 @@ func (s *Server) newMCP(stateless bool) *mcp.Server {
 		Logger:       s.opts.Logger,
 		HasTools:     true,
 	})
+	srv.AddReceivingMiddleware(s.trackCalls)
 	if stateless {
 		srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -173,6 +182,7 @@ func (s *Server) Close() error {
 	if s.unsubscribe != nil {
 		s.unsubscribe()
 	}
+	s.stopCalls()
 	s.mu.Lock()
 	s.closed = true
 	shells := s.shells

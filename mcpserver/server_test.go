@@ -33,7 +33,11 @@ func TestMain(m *testing.M) {
 // serveStdio makes the test binary an MCP server on stdio, for the stdio
 // transport test.
 func serveStdio() {
-	sh, err := shellcap.New(shellcap.Options{Workspace: os.Getenv("SCTEST_WORKSPACE"), Env: markEnv()})
+	env := markEnv()
+	if m := os.Getenv("SCTEST_PARENT_MARK"); m != "" {
+		env = leaktest.Env(m) // the test that started us looks for it
+	}
+	sh, err := shellcap.New(shellcap.Options{Workspace: os.Getenv("SCTEST_WORKSPACE"), Env: env})
 	if err != nil {
 		panic(err)
 	}

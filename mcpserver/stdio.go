@@ -52,6 +52,9 @@ func (s *Server) ServeStdioWith(ctx context.Context, r io.Reader, w io.Writer, o
 	select {
 	case err = <-done:
 	case <-ctx.Done():
+		calls, cancel := context.WithTimeout(context.Background(), shutdownBound)
+		_ = s.CancelCalls(calls)
+		cancel()
 		_ = ss.Close()
 		<-done
 		err = nil
@@ -72,6 +75,7 @@ func newLineTransport(r io.Reader, w io.Writer, max int) *lineTransport {
 		w: w, max: max,
 		lines: make(chan []byte), readErr: make(chan error, 1),
 		closed: make(chan struct{}), ready: make(chan struct{}),
+		pending: map[jsonrpc.ID]bool{}, cancelled: map[jsonrpc.ID]bool{},
 	}
 	go c.readLoop(bufio.NewReaderSize(r, 64<<10))
 	return &lineTransport{conn: c}
@@ -89,6 +93,12 @@ type lineConn struct {
 	closed  chan struct{}
 	ready   chan struct{} // closed once the server has recorded the session
 	once    sync.Once
+
+	// The client's calls not yet answered, and those of them it
+	// cancelled: a cancelled call gets no response.
+	callMu    sync.Mutex
+	pending   map[jsonrpc.ID]bool
+	cancelled map[jsonrpc.ID]bool
 }
 
 // readLoop splits input into lines, skipping over-long ones (their
@@ -154,6 +164,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		msg, id, code, why := parseLine(line)
 		if msg != nil {
+			c.track(msg)
 			return msg, nil
 		}
 		if code != 0 {
@@ -246,7 +257,45 @@ func (c *lineConn) reply(id json.RawMessage, code int64, msg string) {
 	_ = c.writeLine(data)
 }
 
+// track records the client's calls and its cancellations of them.
+func (c *lineConn) track(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return
+	}
+	c.callMu.Lock()
+	defer c.callMu.Unlock()
+	if req.IsCall() {
+		c.pending[req.ID] = true
+		return
+	}
+	if req.Method != "notifications/cancelled" {
+		return
+	}
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil {
+		return
+	}
+	if id, err := jsonrpc.MakeID(p.RequestID); err == nil && c.pending[id] {
+		c.cancelled[id] = true
+	}
+}
+
+// Write sends msg, except the response to a call the client cancelled:
+// the specification says the receiver should not answer it.
 func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.callMu.Lock()
+		delete(c.pending, resp.ID)
+		drop := c.cancelled[resp.ID]
+		delete(c.cancelled, resp.ID)
+		c.callMu.Unlock()
+		if drop {
+			return nil
+		}
+	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err

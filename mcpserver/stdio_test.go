@@ -22,7 +22,7 @@ type stdioPeer struct {
 func startStdioServer(t *testing.T) *stdioPeer {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "SCTEST_STDIO_SERVER=1", "SCTEST_WORKSPACE="+t.TempDir())
+	cmd.Env = append(os.Environ(), "SCTEST_STDIO_SERVER=1", "SCTEST_WORKSPACE="+t.TempDir(), "SCTEST_PARENT_MARK="+testMark)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -154,4 +154,31 @@ func trim(m map[string]any) string {
 		s = s[:300] + "..."
 	}
 	return s
+}
+
+// TestStdioCancelledCallGetsNoResponse: after notifications/cancelled the
+// server stops the command and sends nothing for that call.
+func TestStdioCancelledCallGetsNoResponse(t *testing.T) {
+	p := startStdioServer(t)
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":50,"method":"tools/call","params":{"name":"run_command","arguments":{"command":"sleep 30"}}}`)
+	for deadline := time.Now().Add(10 * time.Second); len(marked(0)) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+	}
+	p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":50,"reason":"user"}}`)
+	if left := marked(10 * time.Second); len(left) > 0 {
+		t.Fatalf("the cancelled command still runs: %v", left)
+	}
+	time.Sleep(300 * time.Millisecond) // the call has returned; its response would be out
+	p.send(`{"jsonrpc":"2.0","id":51,"method":"ping"}`)
+	if m := p.recv(); m["id"] != float64(51) {
+		t.Fatalf("got %v before the ping's answer: the cancelled call was answered", trim(m))
+	}
+	// The ID may be used again, and that call is answered.
+	p.send(`{"jsonrpc":"2.0","id":50,"method":"ping"}`)
+	if m := p.recv(); m["id"] != float64(50) || m["result"] == nil {
+		t.Fatalf("reused ID: %v", trim(m))
+	}
 }
