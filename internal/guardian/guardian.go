@@ -21,12 +21,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/shellcap/shellcap/internal/proc"
@@ -71,7 +69,7 @@ func Start() (*Guardian, error) {
 	cmd.Stdin = r
 	// Its own group, so a terminal's ^C to ours does not reach it first;
 	// it ignores the termination signals anyway and ends on end-of-file.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = ownGroup()
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
@@ -162,7 +160,7 @@ type group struct {
 // helperMain is the helper: it reads registrations until end-of-file,
 // then kills and removes what is left.
 func helperMain() int {
-	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
+	ignoreSignals()
 	groups := map[group]int{} // registrations may repeat
 	dirs := map[string]int{}
 	r := bufio.NewReader(os.Stdin)
@@ -222,7 +220,7 @@ func kill(g group) {
 		if !same(g) {
 			return
 		}
-		if err := proc.SignalGroup(g.pgid, syscall.SIGKILL); err != nil {
+		if err := proc.SignalGroup(g.pgid, sigKILL); err != nil {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
