@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,21 +18,11 @@ func (s *Server) trackCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}
-		s.callMu.Lock()
+		s.calls.begin()
+		defer s.calls.end()
 		if s.base.Err() != nil {
-			s.callMu.Unlock()
 			return toolError("The server is shutting down; the command was not run."), nil
 		}
-		s.inflight++
-		s.callMu.Unlock()
-		defer func() {
-			s.callMu.Lock()
-			s.inflight--
-			if s.inflight == 0 && s.base.Err() != nil {
-				s.idleCalls.Broadcast()
-			}
-			s.callMu.Unlock()
-		}()
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		stop := context.AfterFunc(s.base, cancel)
@@ -47,17 +38,46 @@ func (s *Server) trackCalls(next mcp.MethodHandler) mcp.MethodHandler {
 // ServeStdio call it when their context ends.
 func (s *Server) CancelCalls(ctx context.Context) error {
 	s.stopCalls()
-	done := make(chan struct{})
-	go func() {
-		s.callMu.Lock()
-		for s.inflight > 0 {
-			s.idleCalls.Wait()
-		}
-		s.callMu.Unlock()
-		close(done)
-	}()
+	return s.calls.wait(ctx)
+}
+
+// activity counts operations in progress and tells when none is.
+type activity struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed while n is zero
+}
+
+func newActivity() *activity {
+	a := &activity{idle: make(chan struct{})}
+	close(a.idle)
+	return a
+}
+
+func (a *activity) begin() {
+	a.mu.Lock()
+	if a.n == 0 {
+		a.idle = make(chan struct{})
+	}
+	a.n++
+	a.mu.Unlock()
+}
+
+func (a *activity) end() {
+	a.mu.Lock()
+	if a.n--; a.n == 0 {
+		close(a.idle)
+	}
+	a.mu.Unlock()
+}
+
+// wait returns once nothing is in progress, or when ctx ends.
+func (a *activity) wait(ctx context.Context) error {
+	a.mu.Lock()
+	idle := a.idle
+	a.mu.Unlock()
 	select {
-	case <-done:
+	case <-idle:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -113,6 +113,10 @@ func (s *Server) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 	})
 	limit := &sessionCap{srv: s.mcp, max: opts.MaxSessions, idle: opts.SessionIdleTimeout}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet { // a GET is a long-lived event stream
+			s.posts.begin()
+			defer s.posts.end()
+		}
 		if r.Header.Get("Mcp-Protocol-Version") >= modernProtocol {
 			stateless.ServeHTTP(w, r)
 			return
@@ -203,6 +207,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, h http.Handler) err
 		calls, cancel := context.WithTimeout(context.Background(), shutdownBound)
 		defer cancel()
 		_ = s.CancelCalls(calls)
+		// Let the cancelled calls' answers go out, then end the sessions,
+		// so their open event streams do not hold the HTTP shutdown.
+		_ = s.posts.wait(calls)
+		for ss := range s.mcp.Sessions() {
+			_ = ss.Close()
+		}
 		shutdown, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel2()
 		_ = srv.Shutdown(shutdown)

@@ -84,9 +84,8 @@ type Server struct {
 
 	base      context.Context // ends when CancelCalls is called
 	stopCalls context.CancelFunc
-	callMu    sync.Mutex
-	inflight  int
-	idleCalls *sync.Cond
+	calls     *activity // tool calls in progress
+	posts     *activity // HTTP requests other than event streams in progress
 
 	mu     sync.Mutex
 	scopes map[*mcp.ServerSession]*scope
@@ -124,7 +123,7 @@ func New(opts Options) (*Server, error) {
 		unclaimed: map[string]string{},
 	}
 	s.base, s.stopCalls = context.WithCancel(context.Background())
-	s.idleCalls = sync.NewCond(&s.callMu)
+	s.calls, s.posts = newActivity(), newActivity()
 	available := s.available()
 	tools := opts.Tools
 	if tools == nil {
