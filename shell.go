@@ -230,6 +230,11 @@ func resolveShell(sh string) (string, error) {
 	return filepath.Abs(p)
 }
 
+// Timeouts returns the timeout a request without one gets and the largest
+// one a request may ask for (Options.DefaultTimeout, Options.MaxTimeout,
+// defaults filled in).
+func (s *Shell) Timeouts() (def, max time.Duration) { return s.opts.DefaultTimeout, s.opts.MaxTimeout }
+
 // Workspace returns the absolute workspace directory.
 func (s *Shell) Workspace() string { return s.root }
 

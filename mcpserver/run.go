@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/sandbox"
 )
 
 type runCommandArgs struct {
@@ -66,7 +67,19 @@ func (s *Server) runOrPromote(ctx context.Context, r shellcap.Request, approval 
 		return s.commandResult(approval.scope, res.Result), nil
 	}
 	s.ownJob(approval.scope, res.ID)
-	return s.textResult(approval.scope, res), nil
+	out := s.textResult(approval.scope, res)
+	out.StructuredContent = promoted{Command: r.Command, Promoted: true, ID: res.ID, Stdout: res.Stdout, Stderr: res.Stderr, Sandbox: res.Sandbox}
+	return out, nil
+}
+
+// promoted is the structured result of a command that became a job.
+type promoted struct {
+	Command  string          `json:"command"`
+	Promoted bool            `json:"promoted"`
+	ID       string          `json:"id"`
+	Stdout   string          `json:"stdout"`
+	Stderr   string          `json:"stderr"`
+	Sandbox  *sandbox.Report `json:"sandbox,omitempty"`
 }
 
 // commandResult renders a shellcap result as a tool result: the model text

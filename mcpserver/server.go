@@ -208,8 +208,8 @@ func (s *Server) register(srv *mcp.Server, name string) {
 			Name:         RunCommand,
 			Title:        "Run a shell command",
 			Description:  runCommandDescription,
-			InputSchema:  runCommandSchema,
-			OutputSchema: resultSchema,
+			InputSchema:  s.runCommandSchema(),
+			OutputSchema: s.runCommandOutputSchema(),
 			Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 		}, s.runCommand)
 	case BashTool:

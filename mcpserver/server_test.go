@@ -363,3 +363,39 @@ func TestEnvironmentSnapshot(t *testing.T) {
 		t.Fatalf("resource: %+v %v", res, err)
 	}
 }
+
+// TestProgressStrictlyIncreases: with output arriving faster than a slow
+// client takes notifications (chunks merge and some are dropped), every
+// progress value is above the one before, and none exceeds the output.
+func TestProgressStrictlyIncreases(t *testing.T) {
+	var mu sync.Mutex
+	var values []float64
+	cs, _ := connect(t, shellcap.Options{}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			time.Sleep(2 * time.Millisecond)
+			mu.Lock()
+			values = append(values, req.Params.Progress)
+			mu.Unlock()
+		},
+	})
+	const size = 2 << 20
+	params := &mcp.CallToolParams{Name: mcpserver.RunCommand, Arguments: map[string]any{
+		"command": "for i in $(seq 8); do head -c 131072 /dev/zero | tr '\\0' o; head -c 131072 /dev/zero | tr '\\0' e >&2; done"}}
+	params.SetProgressToken("tok-2")
+	if _, err := cs.CallTool(t.Context(), params); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(values) < 2 {
+		t.Fatalf("only %d progress notifications", len(values))
+	}
+	for i := 1; i < len(values); i++ {
+		if values[i] <= values[i-1] {
+			t.Fatalf("progress %v then %v (notification %d of %d)", values[i-1], values[i], i, len(values))
+		}
+	}
+	if last := values[len(values)-1]; last > size {
+		t.Fatalf("progress %v beyond the %d bytes of output", last, size)
+	}
+}
