@@ -289,6 +289,7 @@ func (s *Server) shellTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if ask := approval.inputRequest(); ask != nil {
 		return ask, nil
 	}
+	s.ownJob(approval.scope, res.ID)
 	out := s.textResult(approval.scope, res)
 	out.IsError = res.Error != ""
 	return out, nil
