@@ -2,10 +2,12 @@ package mcpserver_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,12 +17,18 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/mcpserver"
+	"github.com/shellcap/shellcap/policy"
 )
 
 // httpServerWith serves a server with job tools over streamable HTTP.
 func httpServerWith(t *testing.T, sopts mcpserver.Options, hopts mcpserver.HTTPOptions) (*httptest.Server, *mcpserver.Server) {
 	t.Helper()
-	_, srv := newSharedServer(t, shellcap.Options{}, &sopts)
+	return httpServerShell(t, shellcap.Options{}, sopts, hopts)
+}
+
+func httpServerShell(t *testing.T, opts shellcap.Options, sopts mcpserver.Options, hopts mcpserver.HTTPOptions) (*httptest.Server, *mcpserver.Server) {
+	t.Helper()
+	_, srv := newSharedServer(t, opts, &sopts)
 	if hopts.Addr == "" {
 		hopts.Addr = "127.0.0.1:0"
 	}
@@ -194,5 +202,46 @@ func TestHTTPModernProtocol(t *testing.T) {
 	}
 	if res := call(t, cs, "bash", map[string]any{"command": "true", "session_id": "nope"}); !res.IsError || !strings.Contains(text(res), "Unknown session_id") {
 		t.Fatalf("unknown session_id: %q", text(res))
+	}
+}
+
+// TestHTTPModernApproval: a 2026-07-28 client over stateless HTTP answers
+// the approval question by retrying; the command runs once approved, and
+// a retry carrying a state the server did not issue is asked again.
+func TestHTTPModernApproval(t *testing.T) {
+	ws := t.TempDir()
+	ts, _ := httpServerShell(t, shellcap.Options{Workspace: ws, Policy: policy.Rules{Approval: true}}, mcpserver.Options{}, mcpserver.HTTPOptions{})
+	asked := 0
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked++
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("negotiated %q", v)
+	}
+	res := call(t, cs, "run_command", map[string]any{"command": "touch approved"})
+	if res.IsError || asked != 1 || !exists(filepath.Join(ws, "approved")) {
+		t.Fatalf("approved over stateless HTTP: isError %v asked %d text %q", res.IsError, asked, text(res))
+	}
+	raw := mcp.NewClient(&mcp.Implementation{Name: "raw", Version: "1"}, &mcp.ClientOptions{
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, errors.New("unused") },
+	})
+	rcs, err := raw.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rcs.Close()
+	forged, err := rcs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "touch forged"},
+		RequestState: "approve.0.0.x", InputResponses: accept()})
+	if err != nil || !forged.NeedsInput() || exists(filepath.Join(ws, "forged")) {
+		t.Fatalf("forged state over stateless HTTP: err %v needs input %v", err, forged != nil && forged.NeedsInput())
 	}
 }
