@@ -113,6 +113,10 @@ func toolText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 func busy(t *testing.T, cs *mcp.ClientSession, mark string) (inFlight <-chan *mcp.CallToolResult) {
 	t.Helper()
 	toolText(t, cs, "bash", map[string]any{"command": "sleep 302 &"})
+	// A finished command that left a background process in its group.
+	if got := toolText(t, cs, "run_command", map[string]any{"command": "sleep 304 &"}); !strings.Contains(got, "still running") {
+		t.Fatalf("run_command left nothing running: %q", got)
+	}
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() {
 		res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command",
@@ -120,8 +124,9 @@ func busy(t *testing.T, cs *mcp.ClientSession, mark string) (inFlight <-chan *mc
 		done <- res
 	}()
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		// bash shell, its sleep, run_command's bash and two sleeps.
-		if n := len(leaktest.Processes(mark, 0)); n >= 5 {
+		// bash shell, its sleep, the leftover sleep, run_command's bash
+		// and two sleeps.
+		if n := len(leaktest.Processes(mark, 0)); n >= 6 {
 			return done
 		}
 		if time.Now().After(deadline) {
@@ -140,10 +145,21 @@ func sessionDirs(pid int) []string {
 // nothing of their commands or bash shells runs on, and that the bash
 // tool's session directory is gone.
 func TestNothingOutlivesAKilledServer(t *testing.T) {
-	for _, kind := range []string{"mcp", "serve"} {
-		t.Run(kind, func(t *testing.T) {
+	for _, c := range []struct {
+		kind  string
+		flags []string
+	}{
+		{"mcp", []string{"--sandbox", "full-access"}},
+		{"serve", []string{"--sandbox", "full-access"}},
+		{"mcp", []string{"--sandbox", "workspace-write"}},
+		{"serve", []string{"--sandbox", "workspace-write"}},
+	} {
+		t.Run(c.kind+"-"+c.flags[1], func(t *testing.T) {
+			if c.flags[1] != "full-access" {
+				needSandbox(t)
+			}
 			mark := lifeMark(t)
-			srv, cs := startServer(t, kind, mark)
+			srv, cs := startServer(t, c.kind, mark, c.flags...)
 			busy(t, cs, mark)
 			if len(sessionDirs(srv.Process.Pid)) == 0 {
 				t.Fatal("no session directory while the bash tool runs")
