@@ -245,3 +245,17 @@ func TestHTTPModernApproval(t *testing.T) {
 		t.Fatalf("forged state over stateless HTTP: err %v needs input %v", err, forged != nil && forged.NeedsInput())
 	}
 }
+
+// TestHTTPIdleSessionReleasesItsShell: the bash shell of a session closed
+// for idleness ends with it.
+func TestHTTPIdleSessionReleasesItsShell(t *testing.T) {
+	ts, _ := httpServerWith(t, mcpserver.Options{}, mcpserver.HTTPOptions{SessionIdleTimeout: 300 * time.Millisecond})
+	cs := httpClient(t, ts.URL, legacy)
+	call(t, cs, "bash", map[string]any{"command": "true"})
+	if len(marked(0)) == 0 {
+		t.Fatal("no bash shell runs")
+	}
+	if left := marked(20 * time.Second); len(left) > 0 {
+		t.Fatalf("the idle session's shell still runs: %v", left)
+	}
+}
