@@ -59,7 +59,7 @@ func httpClient(t *testing.T, url, version string) *mcp.ClientSession {
 // still reach another session's job by ID.
 func TestHTTPSessionsAreIsolated(t *testing.T) {
 	ts, _ := httpServerWith(t, mcpserver.Options{}, mcpserver.HTTPOptions{})
-	const n = 8
+	const n = 20
 	clients := make([]*mcp.ClientSession, n)
 	for i := range clients {
 		clients[i] = httpClient(t, ts.URL, legacy)
