@@ -132,4 +132,7 @@ func TestTypeScriptClientHTTP(t *testing.T) {
 	}
 	report := tsClient(t, []string{"SHELLCAP_TOKEN=" + token}, "http", "http://"+addr+"/")
 	checkReport(t, report)
+	if got := report["otherSession"]; got != "[stdout]\nunset\n" {
+		t.Errorf("a second HTTP session's bash = %q, want its own shell", got)
+	}
 }
