@@ -2,14 +2,10 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// ErrShuttingDown refuses a tool call that arrives after CancelCalls.
-var ErrShuttingDown = errors.New("mcpserver: the server is shutting down")
 
 // trackCalls is the receiving middleware that ties every tool call to the
 // server's lifetime, so CancelCalls can stop them all.

@@ -222,5 +222,8 @@ func (s *Server) register(srv *mcp.Server, name string) {
 // Tools lists the names of the tools offered.
 func (s *Server) Tools() []string { return slices.Clone(s.tools) }
 
-// MCP returns the underlying SDK server, to run on any transport.
+// MCP returns the underlying SDK server, to run on any transport. Each
+// connection gets its own scope (see Options.ShareJobs). Prefer ServeStdio
+// for stdio, whose transport survives malformed input and sees every job,
+// and HTTPHandler for HTTP, which also serves 2026-07-28 clients.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
