@@ -78,17 +78,12 @@ func (rt *roundTrips) redeem(state, session, command string) bool {
 	if !hmac.Equal([]byte(parts[3]), []byte(rt.mac(body, session, command))) {
 		return false
 	}
-	sec, err := strconv.ParseInt(parts[2], 10, 64)
-	if err != nil || !rt.now().Before(time.Unix(sec, 0)) {
-		return false
-	}
 	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if _, ok := rt.open[parts[1]]; !ok {
-		return false
-	}
-	delete(rt.open, parts[1])
-	return true
+	_, open := rt.open[parts[1]]
+	delete(rt.open, parts[1]) // spent, whether in time or not
+	rt.mu.Unlock()
+	sec, err := strconv.ParseInt(parts[2], 10, 64)
+	return open && err == nil && rt.now().Before(time.Unix(sec, 0))
 }
 
 func (rt *roundTrips) mac(body, session, command string) string {
