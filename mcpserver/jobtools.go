@@ -79,7 +79,7 @@ The command keeps running after this call (and if the server restarts). Use chec
 	case ListCommands:
 		srv.AddTool(&mcp.Tool{
 			Name: ListCommands, Title: "List background commands",
-			Description: `List every background command with its ID, status, age and command line.`,
+			Description: `List the background commands this session started (over stdio: every one), each with its ID, status, age and command line.`,
 			InputSchema: object(map[string]any{}),
 			Annotations: readOnly,
 		}, s.listCommands)

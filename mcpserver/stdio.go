@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -54,6 +55,7 @@ func (s *Server) ServeStdioWith(ctx context.Context, r io.Reader, w io.Writer, o
 	case <-ctx.Done():
 		calls, cancel := context.WithTimeout(context.Background(), shutdownBound)
 		_ = s.CancelCalls(calls)
+		t.conn.waitAnswered(calls) // let the cancelled calls' answers out
 		cancel()
 		_ = ss.Close()
 		<-done
@@ -255,6 +257,25 @@ func (c *lineConn) reply(id json.RawMessage, code int64, msg string) {
 		Message string `json:"message"`
 	}{code, msg}})
 	_ = c.writeLine(data)
+}
+
+// waitAnswered returns once every call read has been answered (or
+// dropped as cancelled), or when ctx ends.
+func (c *lineConn) waitAnswered(ctx context.Context) {
+	for {
+		c.callMu.Lock()
+		n := len(c.pending)
+		c.callMu.Unlock()
+		if n == 0 || ctx.Err() != nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-c.closed:
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
 
 // track records the client's calls and its cancellations of them.

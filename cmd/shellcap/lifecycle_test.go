@@ -178,45 +178,50 @@ func TestNothingOutlivesAKilledServer(t *testing.T) {
 	}
 }
 
-// TestServeSIGTERMCancelsCalls: SIGTERM makes `shellcap serve` cancel the
-// call in flight (the client gets its cancelled result) and stop its
-// process group, even one that ignores SIGTERM, within the kill grace.
-func TestServeSIGTERMCancelsCalls(t *testing.T) {
-	mark := lifeMark(t)
-	srv, cs := startServer(t, "serve", mark, "--kill-grace", "1s")
-	done := make(chan *mcp.CallToolResult, 1)
-	go func() {
-		res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command",
-			Arguments: map[string]any{"command": "trap '' TERM; sleep 300 & sleep 301; wait", "timeout_seconds": 600}})
-		done <- res
-	}()
-	for deadline := time.Now().Add(20 * time.Second); len(leaktest.Processes(mark, 0)) < 3; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the command did not start")
-		}
+// TestSIGTERMCancelsCalls: SIGTERM makes `shellcap serve` (and `shellcap
+// mcp`) cancel the call in flight (the client gets its cancelled result)
+// and stop its process group, even one that ignores SIGTERM, within the
+// kill grace, before exiting.
+func TestSIGTERMCancelsCalls(t *testing.T) {
+	for _, kind := range []string{"serve", "mcp"} {
+		t.Run(kind, func(t *testing.T) {
+			mark := lifeMark(t)
+			srv, cs := startServer(t, kind, mark, "--kill-grace", "1s")
+			done := make(chan *mcp.CallToolResult, 1)
+			go func() {
+				res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command",
+					Arguments: map[string]any{"command": "trap '' TERM; sleep 300 & sleep 301; wait", "timeout_seconds": 600}})
+				done <- res
+			}()
+			for deadline := time.Now().Add(20 * time.Second); len(leaktest.Processes(mark, 0)) < 3; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the command did not start")
+				}
+			}
+			start := time.Now()
+			srv.Process.Signal(syscall.SIGTERM)
+			select {
+			case res := <-done:
+				if res == nil || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "cancelled") {
+					t.Fatalf("the call in flight was not cancelled: %+v", res)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("no answer to the call in flight")
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- srv.Wait() }()
+			select {
+			case <-exited:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("%s did not exit after SIGTERM", kind)
+			}
+			took := time.Since(start)
+			if left := leaktest.Processes(mark, 0); len(left) > 0 {
+				t.Fatalf("processes outlived SIGTERM: %s", describe(left))
+			}
+			t.Logf("%s stopped its call and exited %v after SIGTERM (kill grace 1s)", kind, took.Round(time.Millisecond))
+		})
 	}
-	start := time.Now()
-	srv.Process.Signal(syscall.SIGTERM)
-	select {
-	case res := <-done:
-		if res == nil || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "cancelled") {
-			t.Fatalf("the call in flight was not cancelled: %+v", res)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("no answer to the call in flight")
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- srv.Wait() }()
-	select {
-	case <-exited:
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not exit after SIGTERM")
-	}
-	took := time.Since(start)
-	if left := leaktest.Processes(mark, 0); len(left) > 0 {
-		t.Fatalf("processes outlived serve's SIGTERM: %s", describe(left))
-	}
-	t.Logf("serve stopped its call and exited %v after SIGTERM (kill grace 1s)", took.Round(time.Millisecond))
 }
 
 // TestServeTokenNotReadable: a token given in SHELLCAP_TOKEN or in a
