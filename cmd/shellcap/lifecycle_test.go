@@ -75,12 +75,9 @@ func startServer(t *testing.T, kind, mark string, extra ...string) (*exec.Cmd, *
 	t.Cleanup(func() {
 		srv.Process.Kill()
 		srv.Wait()
-		name, value, _ := strings.Cut(mark, "=")
 		for _, pid := range leaktest.Processes(mark, 0) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			syscall.Kill(pid, syscall.SIGKILL) // a failed test's, or a job's
 		}
-		_ = name
-		_ = value
 	})
 	if kind == "serve" {
 		waitListening(t, addr)
@@ -160,14 +157,35 @@ func TestNothingOutlivesAKilledServer(t *testing.T) {
 			}
 			mark := lifeMark(t)
 			srv, cs := startServer(t, c.kind, mark, c.flags...)
+			// A background job, which by design outlives the server.
+			toolText(t, cs, "start_command", map[string]any{"command": "SCTEST_JOB=1 exec sleep 305"})
 			busy(t, cs, mark)
 			if len(sessionDirs(srv.Process.Pid)) == 0 {
 				t.Fatal("no session directory while the bash tool runs")
 			}
 			srv.Process.Signal(syscall.SIGKILL)
 			srv.Wait()
-			if left := leaktest.Processes(mark, 5*time.Second); len(left) > 0 {
+			var left, job []int
+			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				left, job = nil, nil
+				for _, pid := range leaktest.Processes(mark, 0) {
+					env, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+					cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+					if strings.Contains("\x00"+string(env), "\x00SCTEST_JOB=1\x00") || strings.HasPrefix(string(cmdline), "shellcap-job-supervisor\x00") {
+						job = append(job, pid)
+					} else {
+						left = append(left, pid)
+					}
+				}
+				if len(left) == 0 || time.Now().After(deadline) {
+					break
+				}
+			}
+			if len(left) > 0 {
 				t.Fatalf("processes outlived the killed server: %s", describe(left))
+			}
+			if len(job) < 2 { // its supervisor and its sleep
+				t.Fatalf("the background job died with the server: %v", job)
 			}
 			for deadline := time.Now().Add(5 * time.Second); len(sessionDirs(srv.Process.Pid)) > 0; time.Sleep(20 * time.Millisecond) {
 				if time.Now().After(deadline) {
