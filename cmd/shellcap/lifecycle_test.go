@@ -306,3 +306,20 @@ func describe(pids []int) string {
 	}
 	return b.String()
 }
+
+// TestServeRefusesShortToken: a bearer token under 16 bytes stops serve
+// at start, with the reason.
+func TestServeRefusesShortToken(t *testing.T) {
+	for _, env := range []string{"--token=short", "SHELLCAP_TOKEN=fifteen-bytes!!"} {
+		srv := cliCommand("serve", "--workspace", t.TempDir(), "--addr", freeAddr(t))
+		if strings.HasPrefix(env, "--") {
+			srv.Args = append(srv.Args, env)
+		} else {
+			srv.Env = append(srv.Env, env)
+		}
+		out, err := srv.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "at least 16 bytes") {
+			t.Errorf("%s: err %v, output %q", env, err, out)
+		}
+	}
+}
