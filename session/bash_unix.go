@@ -180,7 +180,9 @@ func (b *bash) kill() *os.ProcessState {
 	b.signal(syscall.SIGKILL)
 	<-b.exited
 	state, _ := b.proc.Wait()
-	b.release()
+	if b.release != nil {
+		b.release()
+	}
 	_ = b.input.Close()
 	b.wakeMu.Lock()
 	b.wakeClosed = true
