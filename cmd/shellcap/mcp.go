@@ -139,9 +139,11 @@ session has its own bash shell, job notices and remembered approvals, and
 lists only its own jobs (unless --share-jobs). Listening beyond loopback
 requires a bearer token of at least 16 bytes: --token-file (a file or
 /dev/fd/N), SHELLCAP_TOKEN, or server.token in the configuration file.
+A pipe (--token-file /dev/fd/N) is safest: it is read and closed at start.
 A token given in SHELLCAP_TOKEN is moved out of the environment at start
 (the server re-executes itself), so commands cannot read it from
-/proc/PID/environ; --token shows it in /proc/PID/cmdline, so avoid it.
+/proc/PID/environ. A regular token file stays readable to unsandboxed
+commands of the same user; --token shows it in /proc/PID/cmdline.
 On SIGTERM or SIGINT every call in flight is cancelled and its command's
 process group stopped; commands die with the server even on SIGKILL.`,
 		Example: `  shellcap serve --addr 127.0.0.1:7777
