@@ -248,15 +248,26 @@ func TestServeTokenNotReadable(t *testing.T) {
 	const token = "secret-token-0123456789"
 	file := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(file, []byte(token+"\n"), 0o600)
-	for _, how := range []string{"env", "file"} {
+	for _, how := range []string{"env", "file", "pipe"} {
 		t.Run(how, func(t *testing.T) {
 			mark := lifeMark(t)
 			addr := freeAddr(t)
 			srv := cliCommand("serve", "--workspace", t.TempDir(), "--env", mark, "--addr", addr)
-			if how == "env" {
+			switch how {
+			case "env":
 				srv.Env = append(srv.Env, "SHELLCAP_TOKEN="+token)
-			} else {
+			case "file":
 				srv.Args = append(srv.Args, "--token-file", file)
+			case "pipe":
+				r, w, err := os.Pipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				w.WriteString(token + "\n")
+				w.Close()
+				defer r.Close()
+				srv.ExtraFiles = []*os.File{r}
+				srv.Args = append(srv.Args, "--token-file", "/dev/fd/3")
 			}
 			srv.Stderr = os.Stderr
 			if err := srv.Start(); err != nil {
@@ -271,7 +282,7 @@ func TestServeTokenNotReadable(t *testing.T) {
 				t.Fatalf("the token does not work: %v", err)
 			}
 			defer cs.Close()
-			got := toolText(t, cs, "run_command", map[string]any{"command": `for f in /proc/$PPID/environ /proc/$PPID/cmdline /proc/$PPID/fd/*; do timeout 0.3 cat "$f"; done 2>/dev/null | tr '\0' '\n'; echo done`})
+			got := toolText(t, cs, "run_command", map[string]any{"command": `for f in /proc/$PPID/environ /proc/$PPID/cmdline /proc/$PPID/fd/*; do timeout 0.3 cat "$f"; done 2>/dev/null | tr '\0' '\n'; ls -l /proc/$PPID/fd; echo done`})
 			if strings.Contains(got, token) || !strings.Contains(got, "done") {
 				t.Fatalf("a command read the token from the server's /proc:\n%s", got)
 			}
