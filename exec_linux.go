@@ -47,6 +47,9 @@ type spawn struct {
 	launch func(*exec.Cmd) (*os.Process, error)
 	// extra are further descriptors for the command, 3 and up.
 	extra []*os.File
+	// watch, when set, makes the command's group die with this process;
+	// its release is called once the group is gone or handed over.
+	watch func(pgid int) (release func(), err error)
 }
 
 // outcome is what happened to a spawned command.
@@ -57,6 +60,8 @@ type outcome struct {
 	canceled bool
 	limitHit bool
 	leftover []proc.Info
+	// release ends the guardian's watch over a group left running.
+	release func()
 }
 
 // execute starts sp in a new session and process group, waits for it under
@@ -133,7 +138,18 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 	}
 
 	pid := p.Pid
-	o := &outcome{pgid: pid}
+	o := &outcome{pgid: pid, release: func() {}}
+	if sp.watch != nil {
+		release, err := sp.watch(pid)
+		if err != nil {
+			// Fail closed: a command that would outlive us does not run.
+			_ = proc.SignalGroup(pid, syscall.SIGKILL)
+			_, _ = p.Wait()
+			closeAll(outR, errR, stdinW)
+			return nil, err
+		}
+		o.release = release
+	}
 	var total atomic.Int64
 	limit := make(chan struct{})
 	var limitOnce sync.Once
@@ -194,6 +210,10 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 		if len(o.leftover) > 0 {
 			drain = drainWithLeftovers
 		}
+	}
+	if len(o.leftover) == 0 {
+		o.release() // a group left running stays watched until Close
+		o.release = func() {}
 	}
 	deadline := time.Now().Add(drain)
 	_ = outR.SetReadDeadline(deadline)

@@ -30,6 +30,7 @@ type spawn struct {
 	confine  func(*exec.Cmd) error
 	launch   func(*exec.Cmd) (*os.Process, error)
 	extra    []*os.File
+	watch    func(pgid int) (release func(), err error)
 }
 
 type outcome struct {
@@ -39,6 +40,7 @@ type outcome struct {
 	canceled bool
 	limitHit bool
 	leftover []proc.Info
+	release  func()
 }
 
 // execute is not implemented outside Linux yet.

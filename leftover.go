@@ -13,11 +13,12 @@ import (
 type leftGroup struct {
 	pgid    int
 	members []proc.Info
+	release func() // the guardian's watch (Options.DieWithProcess)
 }
 
-func (s *Shell) rememberLeftover(pgid int, members []proc.Info) {
+func (s *Shell) rememberLeftover(pgid int, members []proc.Info, release func()) {
 	s.mu.Lock()
-	s.leftover = append(s.leftover, leftGroup{pgid, members})
+	s.leftover = append(s.leftover, leftGroup{pgid, members, release})
 	s.mu.Unlock()
 }
 
@@ -55,6 +56,11 @@ func stopLeftovers(groups []leftGroup, grace time.Duration) {
 		}
 		if proc.GroupExists(pgid) {
 			_ = proc.SignalGroup(pgid, syscall.SIGKILL)
+		}
+	}
+	for _, g := range groups {
+		if g.release != nil {
+			g.release()
 		}
 	}
 }

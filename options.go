@@ -141,6 +141,16 @@ type Options struct {
 	// is out of the sandbox's reach.
 	Sandbox Confiner
 
+	// DieWithProcess makes commands die with this process even when it is
+	// killed with SIGKILL: New starts a guardian process (this binary,
+	// re-executed) that kills the whole process group of every command
+	// still running, and of every shell a session keeps, when this process
+	// ends; it never signals a reused process ID. False (the default)
+	// starts no guardian: commands outlive a process that dies without
+	// calling Close. Linux only; New fails elsewhere. Background jobs (see
+	// package jobs) are not covered, by design.
+	DieWithProcess bool
+
 	// Logger receives debug and warning logs. Nil discards them.
 	Logger *slog.Logger
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/shellcap/shellcap/internal/guardian"
 	"github.com/shellcap/shellcap/internal/textfmt"
 	"github.com/shellcap/shellcap/policy"
 )
@@ -31,7 +32,8 @@ type Shell struct {
 	warnings  []string
 	policy    *policy.Policy
 	decisions decisionCache
-	launcher  Launcher // the sandbox's, when it keeps one up
+	launcher  Launcher           // the sandbox's, when it keeps one up
+	guardian  *guardian.Guardian // Options.DieWithProcess
 
 	mu        sync.Mutex
 	cwd       string // remembered directory (PersistCwd); "" means root
@@ -104,10 +106,38 @@ func New(opts Options) (*Shell, error) {
 			return nil, err
 		}
 	}
+	if o.DieWithProcess {
+		if s.guardian, err = guardian.Start(); err != nil {
+			if s.launcher != nil {
+				_ = s.launcher.Close()
+			}
+			return nil, optionErr("DieWithProcess", "%v", err)
+		}
+	}
 	if !s.readOnly {
 		removeExpiredOutputs(root, o.OutputRetention)
 	}
 	return s, nil
+}
+
+// WatchGroup makes process group pgid, whose leader pgid this process
+// started and has not reaped, die with this process (Options.DieWithProcess);
+// release ends that once the group is gone. Without DieWithProcess it does
+// nothing. An error means the group would not die with us: stop it.
+func (s *Shell) WatchGroup(pgid int) (release func(), err error) {
+	if s.guardian == nil {
+		return func() {}, nil
+	}
+	return s.guardian.WatchGroup(pgid)
+}
+
+// WatchDir makes directory path be removed when this process ends
+// (Options.DieWithProcess), even by SIGKILL; release ends that.
+func (s *Shell) WatchDir(path string) (release func(), err error) {
+	if s.guardian == nil {
+		return func() {}, nil
+	}
+	return s.guardian.WatchDir(path)
 }
 
 func fillDefaults(o *Options) error {
@@ -208,6 +238,11 @@ func resolveShell(sh string) (string, error) {
 	return filepath.Abs(p)
 }
 
+// Timeouts returns the timeout a request without one gets and the largest
+// one a request may ask for (Options.DefaultTimeout, Options.MaxTimeout,
+// defaults filled in).
+func (s *Shell) Timeouts() (def, max time.Duration) { return s.opts.DefaultTimeout, s.opts.MaxTimeout }
+
 // Workspace returns the absolute workspace directory.
 func (s *Shell) Workspace() string { return s.root }
 
@@ -299,6 +334,7 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		confine:  s.confine(res),
 		launch:   s.launch(res),
 		extra:    extra,
+		watch:    s.WatchGroup,
 	})
 	if err != nil {
 		stdout.discard()
@@ -446,7 +482,7 @@ func (s *Shell) fill(res *Result, out *outcome, stdout, stderr *streamCapture) {
 			res.LeftRunning[i] = p.PID
 		}
 		res.Notes = append(res.Notes, leftoverNote(out.pgid, out.leftover))
-		s.rememberLeftover(out.pgid, out.leftover)
+		s.rememberLeftover(out.pgid, out.leftover, out.release)
 	}
 	if res.ExitCode != 0 && !res.TimedOut {
 		res.Notes = append(res.Notes, s.limitNotes(res)...)
@@ -463,10 +499,14 @@ func (s *Shell) Close() error {
 	s.leftover, s.closed = nil, true
 	s.mu.Unlock()
 	stopLeftovers(groups, s.opts.KillGrace)
+	var err error
 	if s.launcher != nil && !wasClosed {
-		return s.launcher.Close()
+		err = s.launcher.Close()
 	}
-	return nil
+	if s.guardian != nil && !wasClosed {
+		_ = s.guardian.Close() // kills whatever is still registered
+	}
+	return err
 }
 
 func cloneMap(m map[string]string) map[string]string {

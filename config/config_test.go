@@ -66,6 +66,9 @@ var keyCases = []keyCase{
 	{"server.allowed_origins", `["http://localhost:3000"]`, "http://localhost:3000", []string{"http://localhost:3000"}},
 	{"server.max_body_bytes", "1MiB", "1MiB", int64(1 << 20)},
 	{"server.session_idle_timeout", "10m", "10m", 10 * time.Minute},
+	{"server.max_sessions", "20", "20", 20},
+	{"server.share_jobs", "true", "true", true},
+	{"server.token_file", "/run/secrets/shellcap", "/run/secrets/shellcap", "/run/secrets/shellcap"},
 	{"server.probe_tools", "[git, make]", "git,make", []string{"git", "make"}},
 	{"server.probe_timeout", "2s", "2s", 2 * time.Second},
 }

@@ -124,6 +124,12 @@ type Server struct {
 	MaxBodyBytes *int64 `yaml:"max_body_bytes"`
 	// SessionIdleTimeout is how long an idle HTTP session is kept.
 	SessionIdleTimeout *time.Duration `yaml:"session_idle_timeout"`
+	// MaxSessions bounds the HTTP MCP sessions open at once.
+	MaxSessions *int `yaml:"max_sessions"`
+	// ShareJobs lets every MCP session list every background job.
+	ShareJobs *bool `yaml:"share_jobs"`
+	// TokenFile is a file (or /dev/fd/N) holding the bearer token.
+	TokenFile *string `yaml:"token_file"`
 	// ProbeTools lists the tools the environment snapshot reports
 	// (envprobe.Options.Tools).
 	ProbeTools []string `yaml:"probe_tools"`

@@ -2,7 +2,12 @@ package mcpserver
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -11,88 +16,212 @@ import (
 
 const bashDescription = `Run a command in a persistent bash session: variables, functions, cd and export carry over from one call to the next, as in a terminal.
 
-Commands read end-of-file from stdin, so interactive programs cannot be used. A command that runs past the timeout is interrupted; the session and its state survive. If the shell exits (exit, exec), it is restarted with the working directory and exported variables restored, and the result says so. Pass restart: true to start a fresh session. Output is labelled [stdout]/[stderr] with [exit code: N] on failure. Run long-lived servers with start_command instead.`
+Commands read end-of-file from stdin, so interactive programs cannot be used. A command that runs past the timeout is interrupted; the session and its state survive. If the shell exits (exit, exec), it is restarted with the working directory and exported variables restored, and the result says so. Pass restart: true to start a fresh session. Output is labelled [stdout]/[stderr] with [exit code: N] on failure. Run long-lived servers with start_command instead.
+
+Each MCP session has its own shell. A client without a session (stateless HTTP) gets a new shell and its session_id in the result; pass that session_id to keep using it.`
 
 var bashSchema = object(map[string]any{
-	"command": str("The command to run. Required unless restart is true."),
-	"restart": boolean("Restart the bash session, discarding its state."),
+	"command":    str("The command to run. Required unless restart is true."),
+	"restart":    boolean("Restart the bash session, discarding its state."),
+	"session_id": str("The session_id of an earlier result, to use that shell. Omit it to use this MCP session's shell."),
 })
 
-// bashSession is the one persistent shell the bash tool talks to. It is
-// the server's, not the MCP session's, so it survives reconnects.
-type bashSession struct {
-	mu   sync.Mutex
-	sess *session.Session
+// bashOutputSchema is the structured result of the bash tool: a command
+// result plus the shell's handle.
+var bashOutputSchema = func() map[string]any {
+	props := map[string]any{}
+	for k, v := range resultSchema["properties"].(map[string]any) {
+		props[k] = v
+	}
+	props["restarted"] = map[string]any{"type": "boolean", "description": "the shell ended during the call and a new one was started"}
+	props["session_id"] = map[string]any{"type": "string", "description": "the shell's handle, for the session_id argument"}
+	return map[string]any{"type": "object", "properties": props}
+}()
+
+// maxHandleShells bounds the shells kept for clients without a session.
+const maxHandleShells = 64
+
+// bashShell is one persistent shell of the bash tool, started on its first
+// command. A shell belongs to the MCP session that created it and ends
+// with it; one created for a sessionless request has no owner and ends
+// when idle too long. Any request naming its handle may use it.
+type bashShell struct {
+	handle string
+	owner  *scope // nil: created for a stateless request
+
+	mu       sync.Mutex
+	sess     *session.Session
+	lastUsed time.Time
+	closed   bool
 }
 
-func (s *Server) bashSession(ctx context.Context) (*session.Session, error) {
-	s.bash.mu.Lock()
-	defer s.bash.mu.Unlock()
-	if s.bash.sess == nil {
+func (b *bashShell) get(ctx context.Context, s *Server) (*session.Session, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.lastUsed = time.Now()
+	if b.closed {
+		return nil, session.ErrClosed
+	}
+	if b.sess == nil {
 		sess, err := session.New(ctx, s.opts.Shell, s.opts.Session)
 		if err != nil {
 			return nil, err
 		}
-		s.bash.sess = sess
+		b.sess = sess
 	}
-	return s.bash.sess, nil
+	return b.sess, nil
 }
 
-func (s *Server) closeBash() {
-	s.bash.mu.Lock()
-	defer s.bash.mu.Unlock()
-	if s.bash.sess != nil {
-		s.bash.sess.Close()
-		s.bash.sess = nil
+func (b *bashShell) close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
+	if b.sess != nil {
+		b.sess.Close()
+		b.sess = nil
 	}
 }
 
-func (s *Server) registerBash() {
-	s.mcp.AddTool(&mcp.Tool{
-		Name:        BashTool,
-		Title:       "Persistent bash session",
-		Description: bashDescription,
-		InputSchema: bashSchema,
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+func (b *bashShell) idleSince() time.Time {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.lastUsed
+}
+
+// shellFor finds the shell a call addresses: the one named by handle, else
+// the session's own (created on first use), else, for a stateless request,
+// a new one.
+func (s *Server) shellFor(sc *scope, handle *string) (*bashShell, *mcp.CallToolResult) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, toolError("The server is shutting down.")
+	}
+	if handle != nil {
+		if b, ok := s.shells[*handle]; ok {
+			return b, nil
+		}
+		return nil, toolError(fmt.Sprintf("Unknown session_id %q: no such bash session (it ended, or was never issued). Omit session_id to get a new shell.", *handle))
+	}
+	if !sc.stateless {
+		if b, ok := s.shells[sc.bash]; ok {
+			return b, nil
+		}
+	}
+	var owned []*bashShell
+	if sc.stateless {
+		var stale []*bashShell
+		for h, b := range s.shells {
+			if b.owner == nil {
+				if time.Since(b.idleSince()) > s.idle() {
+					stale = append(stale, b)
+					delete(s.shells, h)
+				} else {
+					owned = append(owned, b)
+				}
+			}
+		}
+		go func() {
+			for _, b := range stale {
+				b.close()
+			}
+		}()
+		if len(owned) >= maxHandleShells {
+			return nil, toolError(fmt.Sprintf("Too many bash sessions (%d) are open for clients without an MCP session; pass the session_id of one you have, or retry after one has been idle for %s.", maxHandleShells, durationText(s.idle())))
+		}
+	}
+	var h [16]byte
+	_, _ = rand.Read(h[:])
+	b := &bashShell{handle: hex.EncodeToString(h[:]), lastUsed: time.Now()}
+	if !sc.stateless {
+		b.owner = sc
+		sc.bash = b.handle
+	}
+	s.shells[b.handle] = b
+	return b, nil
+}
+
+func (s *Server) registerBash(srv *mcp.Server) {
+	srv.AddTool(&mcp.Tool{
+		Name:         BashTool,
+		Title:        "Persistent bash session",
+		Description:  bashDescription,
+		InputSchema:  bashSchema,
+		OutputSchema: bashOutputSchema,
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 	}, s.bashTool)
 }
 
 func (s *Server) bashTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct {
-		Command *string `json:"command"`
-		Restart bool    `json:"restart"`
+		Command   *string `json:"command"`
+		Restart   bool    `json:"restart"`
+		SessionID *string `json:"session_id"`
 	}
 	if err := decodeArgs(req, &args); err != nil {
 		return toolError(err.Error()), nil
 	}
+	if args.Command == nil && !args.Restart {
+		return toolError(`Provide "command", or "restart": true.`), nil
+	}
+	sc := s.scopeOf(ctx, req.Session)
+	b, bad := s.shellFor(sc, args.SessionID)
+	if bad != nil {
+		return bad, nil
+	}
+	sess, err := b.get(ctx, s)
+	if err != nil {
+		return nil, err
+	}
 	if args.Restart {
-		sess, err := s.bashSession(ctx)
-		if err != nil {
-			return nil, err
-		}
 		if err := sess.Restart(ctx); err != nil {
 			return nil, err
 		}
 		if args.Command == nil {
-			return &mcp.CallToolResult{Content: s.content("The bash session was restarted.")}, nil
+			return &mcp.CallToolResult{
+				Content:           s.content(sc, "The bash session was restarted."+handleNote(sc, b)),
+				StructuredContent: map[string]any{"session_id": b.handle},
+			}, nil
 		}
 	}
-	if args.Command == nil {
-		return toolError(`Provide "command", or "restart": true.`), nil
-	}
-	sess, err := s.bashSession(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ctx, approval := withApproval(ctx, req, *args.Command)
+	ctx, approval := s.withApproval(ctx, req, *args.Command)
 	res, err := sess.Run(ctx, session.Request{Command: *args.Command})
 	if err != nil {
 		return nil, err
 	}
-	if ask := approval.inputRequest(*args.Command); ask != nil {
+	if ask := approval.inputRequest(); ask != nil {
 		return ask, nil
 	}
-	out := s.textResult(res)
-	out.IsError = res.Err != nil
-	return out, nil
+	return &mcp.CallToolResult{
+		Content:           s.content(sc, res.Text()+handleNote(sc, b)),
+		StructuredContent: bashResult{res, b.handle},
+		IsError:           res.Err != nil,
+	}, nil
+}
+
+// handleNote tells a client without a session which shell it used.
+func handleNote(sc *scope, b *bashShell) string {
+	if !sc.stateless {
+		return ""
+	}
+	return "\n[bash session_id: " + b.handle + " (pass it as session_id to keep this shell)]"
+}
+
+// bashResult is a session result with the shell's handle.
+type bashResult struct {
+	res    *session.Result
+	handle string
+}
+
+func (r bashResult) MarshalJSON() ([]byte, error) {
+	base, err := r.res.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(base, &fields); err != nil {
+		return nil, err
+	}
+	fields["session_id"], _ = json.Marshal(r.handle)
+	return json.Marshal(fields)
 }

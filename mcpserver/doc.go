@@ -16,7 +16,15 @@
 //
 // # Security
 //
-// Over HTTP the server requires a bearer token whenever it listens beyond
-// loopback, checks Origin and Host against DNS rebinding, limits request
-// bodies and reaps idle sessions; see [HTTPOptions].
+// Over HTTP the server requires a bearer token (of at least 16 bytes)
+// whenever it listens beyond loopback, checks Origin and Host against DNS
+// rebinding, limits request bodies, caps and reaps sessions; see
+// [HTTPOptions]. Each MCP session has its own scope: bash shell, notices
+// of the jobs it started, remembered approvals, job list (see
+// [Options.ShareJobs]). Approval answers count only with round-trip state
+// the server issued (HMAC over nonce, expiry, session and command; good
+// once); see [ElicitApprover]. Over stdio, malformed input is answered
+// with JSON-RPC errors and never ends the server. [Server.CancelCalls]
+// stops every command in flight; with shellcap.Options.DieWithProcess the
+// commands die with the process even on SIGKILL.
 package mcpserver

@@ -24,8 +24,8 @@ func instructions(opts Options) string {
 	return text
 }
 
-func (s *Server) addEnvironmentResource(snap *envprobe.Snapshot) {
-	s.mcp.AddResource(&mcp.Resource{
+func addEnvironmentResource(srv *mcp.Server, snap *envprobe.Snapshot) {
+	srv.AddResource(&mcp.Resource{
 		URI:         EnvironmentURI,
 		Name:        "environment",
 		Title:       "Shell environment",

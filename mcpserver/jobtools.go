@@ -15,17 +15,17 @@ import (
 // texter is every result a tool returns: model text plus JSON.
 type texter interface{ Text() string }
 
-// textResult renders a result: its text (then any job-finished notices)
-// and the result itself as structured content.
-func (s *Server) textResult(r texter) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: s.content(r.Text()), StructuredContent: r}
+// textResult renders a result: its text (then any job-finished notices of
+// the session) and the result itself as structured content.
+func (s *Server) textResult(sc *scope, r texter) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: s.content(sc, r.Text()), StructuredContent: r}
 }
 
-func (s *Server) registerJobTool(name string) {
+func (s *Server) registerJobTool(srv *mcp.Server, name string) {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
 	switch name {
 	case StartCommand:
-		s.mcp.AddTool(&mcp.Tool{
+		srv.AddTool(&mcp.Tool{
 			Name: StartCommand, Title: "Start a background command",
 			Description: `Start a long-running command in the background (e.g. a server or watcher) and return its ID at once.
 
@@ -37,7 +37,7 @@ The command keeps running after this call (and if the server restarts). Use chec
 			Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 		}, s.startCommand)
 	case CheckCommand:
-		s.mcp.AddTool(&mcp.Tool{
+		srv.AddTool(&mcp.Tool{
 			Name: CheckCommand, Title: "Check a background command",
 			Description: `Check the status and recent output of a background command, without waiting. The result ends with [status: running] or [status: finished] and, once known, [exit code: N]. With new_only, only the output since the last check is returned.`,
 			InputSchema: object(map[string]any{
@@ -47,7 +47,7 @@ The command keeps running after this call (and if the server restarts). Use chec
 			Annotations: readOnly,
 		}, s.checkCommand)
 	case WaitCommand:
-		s.mcp.AddTool(&mcp.Tool{
+		srv.AddTool(&mcp.Tool{
 			Name: WaitCommand, Title: "Wait for a background command",
 			Description: `Wait until a background command finishes or timeout_seconds pass, then report like check_command. Waiting longer does not stop the command; if it is still running afterwards, wait again, check later or stop it.`,
 			InputSchema: object(map[string]any{
@@ -57,7 +57,7 @@ The command keeps running after this call (and if the server restarts). Use chec
 			Annotations: readOnly,
 		}, s.waitCommand)
 	case SendInput:
-		s.mcp.AddTool(&mcp.Tool{
+		srv.AddTool(&mcp.Tool{
 			Name: SendInput, Title: "Send input to a background command",
 			Description: `Write text to the stdin of a background command started with stdin: true. Include a trailing newline where the program expects a line. With eof, stdin is closed after the text, which many programs need before they finish.`,
 			InputSchema: object(map[string]any{
@@ -68,7 +68,7 @@ The command keeps running after this call (and if the server restarts). Use chec
 			Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 		}, s.sendInput)
 	case StopCommand:
-		s.mcp.AddTool(&mcp.Tool{
+		srv.AddTool(&mcp.Tool{
 			Name: StopCommand, Title: "Stop a background command",
 			Description: `Stop a background command and return its final output. Its whole process group gets SIGTERM, then SIGKILL after a grace period; a command stopped by SIGTERM reports [exit code: 143]. The job is forgotten afterwards.`,
 			InputSchema: object(map[string]any{
@@ -77,14 +77,14 @@ The command keeps running after this call (and if the server restarts). Use chec
 			Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		}, s.stopCommand)
 	case ListCommands:
-		s.mcp.AddTool(&mcp.Tool{
+		srv.AddTool(&mcp.Tool{
 			Name: ListCommands, Title: "List background commands",
-			Description: `List every background command with its ID, status, age and command line.`,
+			Description: `List the background commands this session started (over stdio: every one), each with its ID, status, age and command line.`,
 			InputSchema: object(map[string]any{}),
 			Annotations: readOnly,
 		}, s.listCommands)
 	case ShellTool:
-		s.mcp.AddTool(&mcp.Tool{
+		srv.AddTool(&mcp.Tool{
 			Name: ShellTool, Title: "Run a command that keeps running",
 			Description: fmt.Sprintf(`Run a command that keeps running after this call and after the agent run.
 
@@ -110,17 +110,26 @@ func (s *Server) startCommand(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if args.Command == nil {
 		return toolError(`missing required argument "command"`), nil
 	}
-	ctx, approval := withApproval(ctx, req, *args.Command)
+	ctx, approval := s.withApproval(ctx, req, *args.Command)
 	res, err := s.opts.Jobs.Start(ctx, jobs.StartRequest{Command: *args.Command, Stdin: args.Stdin})
 	if err != nil {
 		return nil, err
 	}
-	if ask := approval.inputRequest(*args.Command); ask != nil {
+	if ask := approval.inputRequest(); ask != nil {
 		return ask, nil
 	}
-	out := s.textResult(res)
+	s.ownJob(approval.scope, res.ID)
+	out := s.textResult(approval.scope, res)
 	out.IsError = res.Error != ""
 	return out, nil
+}
+
+// jobResult renders the result of an operation on a job; an unknown ID
+// or an argument out of range is marked isError.
+func (s *Server) jobResult(ctx context.Context, req *mcp.CallToolRequest, res texter, errMsg string) *mcp.CallToolResult {
+	out := s.textResult(s.scopeOf(ctx, req.Session), res)
+	out.IsError = errMsg != ""
+	return out
 }
 
 type idArgs struct {
@@ -150,7 +159,7 @@ func (s *Server) checkCommand(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if err != nil {
 		return nil, err
 	}
-	return s.textResult(res), nil
+	return s.jobResult(ctx, req, res, res.Error), nil
 }
 
 func (s *Server) waitCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -173,7 +182,7 @@ func (s *Server) waitCommand(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if err != nil {
 		return nil, err
 	}
-	return s.textResult(res), nil
+	return s.jobResult(ctx, req, res, res.Error), nil
 }
 
 func (s *Server) sendInput(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -196,7 +205,7 @@ func (s *Server) sendInput(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return nil, err
 	}
-	return s.textResult(res), nil
+	return s.jobResult(ctx, req, res, res.Error), nil
 }
 
 func (s *Server) stopCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -212,7 +221,7 @@ func (s *Server) stopCommand(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if err != nil {
 		return nil, err
 	}
-	return s.textResult(res), nil
+	return s.jobResult(ctx, req, res, res.Error), nil
 }
 
 func (s *Server) listCommands(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -224,7 +233,20 @@ func (s *Server) listCommands(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if err != nil {
 		return nil, err
 	}
-	return s.textResult(res), nil
+	sc := s.scopeOf(ctx, req.Session)
+	if !sc.all {
+		mine := *res
+		mine.Jobs = []jobs.JobInfo{}
+		s.mu.Lock()
+		for _, j := range res.Jobs {
+			if sc.jobs[j.ID] {
+				mine.Jobs = append(mine.Jobs, j)
+			}
+		}
+		s.mu.Unlock()
+		res = &mine
+	}
+	return s.textResult(sc, res), nil
 }
 
 func (s *Server) shellTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -258,16 +280,17 @@ func (s *Server) shellTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 			p.output(shellcap.Stdout, []byte(e.Text))
 		}
 	}
-	ctx, approval := withApproval(ctx, req, *args.Command)
+	ctx, approval := s.withApproval(ctx, req, *args.Command)
 	res, err := s.opts.Jobs.Shell(ctx, r)
 	p.stop()
 	if err != nil {
 		return nil, err
 	}
-	if ask := approval.inputRequest(*args.Command); ask != nil {
+	if ask := approval.inputRequest(); ask != nil {
 		return ask, nil
 	}
-	out := s.textResult(res)
+	s.ownJob(approval.scope, res.ID)
+	out := s.textResult(approval.scope, res)
 	out.IsError = res.Error != ""
 	return out, nil
 }

@@ -197,3 +197,40 @@ func TestPromotionStopsProgress(t *testing.T) {
 		t.Fatalf("progress after the promotion: %q", got)
 	}
 }
+
+// TestJobToolErrorsAreToolErrors: an unknown ID or a timeout out of range
+// is a result the model reads with isError set, for every job tool.
+func TestJobToolErrorsAreToolErrors(t *testing.T) {
+	cs, _ := connectWith(t, shellcap.Options{}, nil, &mcpserver.Options{})
+	unknown := "0123456789abcdef0123456789abcdef"
+	cases := []struct {
+		tool string
+		args map[string]any
+	}{
+		{mcpserver.CheckCommand, map[string]any{"command_id": unknown}},
+		{mcpserver.WaitCommand, map[string]any{"command_id": unknown, "timeout_seconds": 1}},
+		{mcpserver.SendInput, map[string]any{"command_id": unknown, "text": "x"}},
+		{mcpserver.StopCommand, map[string]any{"command_id": unknown}},
+		{mcpserver.WaitCommand, map[string]any{"command_id": unknown, "timeout_seconds": 100000}},
+		{mcpserver.WaitCommand, map[string]any{"command_id": unknown, "timeout_seconds": -1}},
+		{mcpserver.CheckCommand, map[string]any{}},
+	}
+	for _, c := range cases {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil {
+			t.Fatalf("%s %v: protocol error %v", c.tool, c.args, err)
+		}
+		if !res.IsError || text(res) == "" {
+			t.Errorf("%s %v: isError %v, text %q", c.tool, c.args, res.IsError, text(res))
+		}
+	}
+	started := call(t, cs, mcpserver.StartCommand, map[string]any{"command": "sleep 30"})
+	id := started.StructuredContent.(map[string]any)["id"].(string)
+	if res := call(t, cs, mcpserver.SendInput, map[string]any{"command_id": id, "text": "x"}); !res.IsError {
+		t.Errorf("send_input to a job without stdin: isError false, text %q", text(res))
+	}
+	if res := call(t, cs, mcpserver.CheckCommand, map[string]any{"command_id": id}); res.IsError {
+		t.Errorf("check of a running job is an error: %q", text(res))
+	}
+	call(t, cs, mcpserver.StopCommand, map[string]any{"command_id": id})
+}

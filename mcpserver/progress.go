@@ -25,7 +25,8 @@ type progress struct {
 
 	mu      sync.Mutex
 	pending []byte
-	total   float64
+	dropped int     // bytes left out of the notifications since the last one
+	sent    float64 // the last progress value: output bytes so far
 	wake    chan struct{}
 	done    chan struct{}
 	stopped bool
@@ -47,10 +48,9 @@ func (p *progress) output(_ shellcap.Stream, data []byte) {
 		return
 	}
 	p.mu.Lock()
-	p.total += float64(len(data))
-	if room := 64*maxProgressChunk - len(p.pending); room > 0 {
-		p.pending = append(p.pending, data[:min(room, len(data))]...)
-	}
+	keep := min(max(64*maxProgressChunk-len(p.pending), 0), len(data))
+	p.pending = append(p.pending, data[:keep]...)
+	p.dropped += len(data) - keep
 	p.mu.Unlock()
 	select {
 	case p.wake <- struct{}{}:
@@ -70,14 +70,19 @@ func (p *progress) loop() {
 			}
 			chunk := string(p.pending[:n])
 			p.pending = p.pending[n:]
-			total := p.total
-			p.mu.Unlock()
 			if chunk == "" {
+				p.mu.Unlock()
 				break
 			}
+			// Progress counts the output bytes up to this chunk's end, so
+			// it strictly increases from one notification to the next.
+			p.sent += float64(n + p.dropped)
+			p.dropped = 0
+			progress := p.sent
+			p.mu.Unlock()
 			_ = p.session.NotifyProgress(p.ctx, &mcp.ProgressNotificationParams{
 				ProgressToken: p.token,
-				Progress:      total,
+				Progress:      progress,
 				Message:       chunk,
 			})
 		}

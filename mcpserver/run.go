@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/sandbox"
 )
 
 type runCommandArgs struct {
@@ -33,7 +34,7 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 		}
 		r.Timeout = time.Duration(*t * float64(time.Second))
 	}
-	ctx, approval := withApproval(ctx, req, r.Command)
+	ctx, approval := s.withApproval(ctx, req, r.Command)
 	p := newProgress(ctx, req)
 	r.OnOutput = p.output
 	if s.opts.Jobs != nil && s.opts.ForegroundTimeout > 0 {
@@ -44,10 +45,10 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	if err != nil {
 		return nil, err
 	}
-	if ask := approval.inputRequest(r.Command); ask != nil {
+	if ask := approval.inputRequest(); ask != nil {
 		return ask, nil
 	}
-	return s.commandResult(res), nil
+	return s.commandResult(approval.scope, res), nil
 }
 
 // runOrPromote runs the command as a job that becomes a background command
@@ -59,21 +60,34 @@ func (s *Server) runOrPromote(ctx context.Context, r shellcap.Request, approval 
 	if err != nil {
 		return nil, err
 	}
-	if ask := approval.inputRequest(r.Command); ask != nil {
+	if ask := approval.inputRequest(); ask != nil {
 		return ask, nil
 	}
 	if res.Result != nil {
-		return s.commandResult(res.Result), nil
+		return s.commandResult(approval.scope, res.Result), nil
 	}
-	return s.textResult(res), nil
+	s.ownJob(approval.scope, res.ID)
+	out := s.textResult(approval.scope, res)
+	out.StructuredContent = promoted{Command: r.Command, Promoted: true, ID: res.ID, Stdout: res.Stdout, Stderr: res.Stderr, Sandbox: res.Sandbox}
+	return out, nil
+}
+
+// promoted is the structured result of a command that became a job.
+type promoted struct {
+	Command  string          `json:"command"`
+	Promoted bool            `json:"promoted"`
+	ID       string          `json:"id"`
+	Stdout   string          `json:"stdout"`
+	Stderr   string          `json:"stderr"`
+	Sandbox  *sandbox.Report `json:"sandbox,omitempty"`
 }
 
 // commandResult renders a shellcap result as a tool result: the model text
 // (then any job-finished notices) and the structured result. Refusals are
 // marked isError.
-func (s *Server) commandResult(res *shellcap.Result) *mcp.CallToolResult {
+func (s *Server) commandResult(sc *scope, res *shellcap.Result) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		Content:           s.content(res.Text()),
+		Content:           s.content(sc, res.Text()),
 		StructuredContent: res,
 		IsError:           res.Err != nil,
 	}

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -57,6 +58,13 @@ type Options struct {
 
 	// Logger receives the server's logs. Nil discards them.
 	Logger *slog.Logger
+
+	// ShareJobs makes every MCP session see every background job in
+	// list_commands and receive the notices of jobs no live session
+	// started. False (the default) shows a session only the jobs it
+	// started; any session can still reach a job by its ID. A stdio client
+	// is alone with its process and always sees every job.
+	ShareJobs bool
 }
 
 // ErrUnknownTool reports a tool name in Options.Tools that the server
@@ -69,10 +77,25 @@ type Server struct {
 	mcp   *mcp.Server
 	tools []string
 
-	mu          sync.Mutex
-	notices     []string // finished jobs not yet told to the model
+	stateless   *mcp.Server // the same tools for sessionless HTTP clients
+	rounds      *roundTrips
 	unsubscribe func()
-	bash        bashSession
+	idleTimeout time.Duration // HTTPOptions.SessionIdleTimeout, once served
+
+	base      context.Context // ends when CancelCalls is called
+	stopCalls context.CancelFunc
+	calls     *activity // tool calls in progress
+	posts     *activity // HTTP requests other than event streams in progress
+
+	mu     sync.Mutex
+	scopes map[*mcp.ServerSession]*scope
+	stdio  map[*mcp.ServerSession]bool
+	owners map[string]*scope     // job ID -> the scope that started it
+	shells map[string]*bashShell // bash shells by handle
+	// unclaimed holds the notices of jobs that finished before the session
+	// that started them was recorded.
+	unclaimed map[string]string
+	closed    bool
 }
 
 // New builds the server and registers its tools. A read-only workspace
@@ -90,15 +113,17 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: instructions(opts),
-		Logger:       opts.Logger,
-		HasTools:     true,
-	})
-	if opts.Environment != nil {
-		s.addEnvironmentResource(opts.Environment)
+	s := &Server{
+		opts:      opts,
+		rounds:    newRoundTrips(),
+		scopes:    map[*mcp.ServerSession]*scope{},
+		stdio:     map[*mcp.ServerSession]bool{},
+		owners:    map[string]*scope{},
+		shells:    map[string]*bashShell{},
+		unclaimed: map[string]string{},
 	}
+	s.base, s.stopCalls = context.WithCancel(context.Background())
+	s.calls, s.posts = newActivity(), newActivity()
 	available := s.available()
 	tools := opts.Tools
 	if tools == nil {
@@ -116,23 +141,55 @@ func New(opts Options) (*Server, error) {
 		tools = nil
 		opts.Logger.Warn("mcpserver: the workspace is read-only; no command tools are offered")
 	}
-	for _, name := range tools {
-		s.register(name)
-	}
 	s.tools = tools
+	s.mcp = s.newMCP(false)
+	s.stateless = s.newMCP(true)
 	if opts.Jobs != nil && len(tools) > 0 {
 		s.unsubscribe = opts.Jobs.Subscribe(s.jobFinished)
 	}
 	return s, nil
 }
 
-// Close ends the bash tool's session and stops listening for job events.
-// Jobs keep running.
+// newMCP builds an SDK server offering the tools; stateless marks the
+// requests of the one that serves sessionless HTTP clients.
+func (s *Server) newMCP(stateless bool) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &mcp.ServerOptions{
+		Instructions: instructions(s.opts),
+		Logger:       s.opts.Logger,
+		HasTools:     true,
+	})
+	srv.AddReceivingMiddleware(s.trackCalls)
+	if stateless {
+		srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				return next(withStateless(ctx), method, req)
+			}
+		})
+	}
+	if s.opts.Environment != nil {
+		addEnvironmentResource(srv, s.opts.Environment)
+	}
+	for _, name := range s.tools {
+		s.register(srv, name)
+	}
+	return srv
+}
+
+// Close ends every bash shell and stops listening for job events. Jobs
+// keep running.
 func (s *Server) Close() error {
 	if s.unsubscribe != nil {
 		s.unsubscribe()
 	}
-	s.closeBash()
+	s.stopCalls()
+	s.mu.Lock()
+	s.closed = true
+	shells := s.shells
+	s.shells = map[string]*bashShell{}
+	s.mu.Unlock()
+	for _, b := range shells {
+		b.close()
+	}
 	return nil
 }
 
@@ -144,26 +201,29 @@ func (s *Server) available() []string {
 	return []string{RunCommand, StartCommand, CheckCommand, WaitCommand, SendInput, StopCommand, ListCommands, ShellTool, BashTool}
 }
 
-func (s *Server) register(name string) {
+func (s *Server) register(srv *mcp.Server, name string) {
 	switch name {
 	case RunCommand:
-		s.mcp.AddTool(&mcp.Tool{
+		srv.AddTool(&mcp.Tool{
 			Name:         RunCommand,
 			Title:        "Run a shell command",
 			Description:  runCommandDescription,
-			InputSchema:  runCommandSchema,
-			OutputSchema: resultSchema,
+			InputSchema:  s.runCommandSchema(),
+			OutputSchema: s.runCommandOutputSchema(),
 			Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 		}, s.runCommand)
 	case BashTool:
-		s.registerBash()
+		s.registerBash(srv)
 	default:
-		s.registerJobTool(name)
+		s.registerJobTool(srv, name)
 	}
 }
 
 // Tools lists the names of the tools offered.
 func (s *Server) Tools() []string { return slices.Clone(s.tools) }
 
-// MCP returns the underlying SDK server, to run on any transport.
+// MCP returns the underlying SDK server, to run on any transport. Each
+// connection gets its own scope (see Options.ShareJobs). Prefer ServeStdio
+// for stdio, whose transport survives malformed input and sees every job,
+// and HTTPHandler for HTTP, which also serves 2026-07-28 clients.
 func (s *Server) MCP() *mcp.Server { return s.mcp }

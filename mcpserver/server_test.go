@@ -33,7 +33,11 @@ func TestMain(m *testing.M) {
 // serveStdio makes the test binary an MCP server on stdio, for the stdio
 // transport test.
 func serveStdio() {
-	sh, err := shellcap.New(shellcap.Options{Workspace: os.Getenv("SCTEST_WORKSPACE"), Env: markEnv()})
+	env := markEnv()
+	if m := os.Getenv("SCTEST_PARENT_MARK"); m != "" {
+		env = leaktest.Env(m) // the test that started us looks for it
+	}
+	sh, err := shellcap.New(shellcap.Options{Workspace: os.Getenv("SCTEST_WORKSPACE"), Env: env})
 	if err != nil {
 		panic(err)
 	}
@@ -42,7 +46,7 @@ func serveStdio() {
 	if err != nil {
 		panic(err)
 	}
-	if err := srv.MCP().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	if err := srv.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
 		os.Stderr.WriteString(err.Error())
 	}
 }
@@ -62,6 +66,13 @@ func connect(t *testing.T, opts shellcap.Options, copts *mcp.ClientOptions) (*mc
 // connectWith is connect with server options: with jobs set, the server
 // offers the job tools from a Manager on the same Shell.
 func connectWith(t *testing.T, opts shellcap.Options, copts *mcp.ClientOptions, sopts *mcpserver.Options) (*mcp.ClientSession, *mcpserver.Server) {
+	t.Helper()
+	_, srv := newSharedServer(t, opts, sopts)
+	return clientOn(t, srv, copts, nil), srv
+}
+
+// newSharedServer builds a server that several clients may connect to.
+func newSharedServer(t *testing.T, opts shellcap.Options, sopts *mcpserver.Options) (*shellcap.Shell, *mcpserver.Server) {
 	t.Helper()
 	if opts.Workspace == "" {
 		opts.Workspace = t.TempDir()
@@ -101,6 +112,12 @@ func connectWith(t *testing.T, opts shellcap.Options, copts *mcp.ClientOptions, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
+	return sh, srv
+}
+
+// clientOn connects a new client to srv over in-memory transports.
+func clientOn(t *testing.T, srv *mcpserver.Server, copts *mcp.ClientOptions, sessOpts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	ss, err := srv.MCP().Connect(ctx, st, nil)
@@ -108,7 +125,7 @@ func connectWith(t *testing.T, opts shellcap.Options, copts *mcp.ClientOptions, 
 		t.Fatal(err)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts)
-	cs, err := client.Connect(ctx, ct, nil)
+	cs, err := client.Connect(ctx, ct, sessOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +134,7 @@ func connectWith(t *testing.T, opts shellcap.Options, copts *mcp.ClientOptions, 
 		ss.Wait()
 		cancel()
 	})
-	return cs, srv
+	return cs
 }
 
 func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
@@ -344,5 +361,41 @@ func TestEnvironmentSnapshot(t *testing.T) {
 	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.EnvironmentURI})
 	if err != nil || len(res.Contents) != 2 || !strings.Contains(res.Contents[0].Text, `"Workdir"`) && !strings.Contains(res.Contents[0].Text, `"workdir"`) {
 		t.Fatalf("resource: %+v %v", res, err)
+	}
+}
+
+// TestProgressStrictlyIncreases: with output arriving faster than a slow
+// client takes notifications (chunks merge and some are dropped), every
+// progress value is above the one before, and none exceeds the output.
+func TestProgressStrictlyIncreases(t *testing.T) {
+	var mu sync.Mutex
+	var values []float64
+	cs, _ := connect(t, shellcap.Options{}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			time.Sleep(2 * time.Millisecond)
+			mu.Lock()
+			values = append(values, req.Params.Progress)
+			mu.Unlock()
+		},
+	})
+	const size = 2 << 20
+	params := &mcp.CallToolParams{Name: mcpserver.RunCommand, Arguments: map[string]any{
+		"command": "for i in $(seq 8); do head -c 131072 /dev/zero | tr '\\0' o; head -c 131072 /dev/zero | tr '\\0' e >&2; done"}}
+	params.SetProgressToken("tok-2")
+	if _, err := cs.CallTool(t.Context(), params); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(values) < 2 {
+		t.Fatalf("only %d progress notifications", len(values))
+	}
+	for i := 1; i < len(values); i++ {
+		if values[i] <= values[i-1] {
+			t.Fatalf("progress %v then %v (notification %d of %d)", values[i-1], values[i], i, len(values))
+		}
+	}
+	if last := values[len(values)-1]; last > size {
+		t.Fatalf("progress %v beyond the %d bytes of output", last, size)
 	}
 }

@@ -1,5 +1,7 @@
 package mcpserver
 
+import "fmt"
+
 // Tool names. They and their argument names are a public contract.
 const (
 	RunCommand   = "run_command"
@@ -53,12 +55,32 @@ The command runs with bash -c in the workspace, in its own process group, with s
 
 Limits: long output keeps its end (errors and exit codes are there) and the complete output is saved to a file the result names: search it with grep or read parts with sed -n instead of running the command again. On timeout the command and everything it started are stopped; pass a larger timeout_seconds, or run long-lived servers and watchers with start_command. Interactive programs (editors, pagers, prompts) cannot be used. Some commands may be refused by policy; the result says why and what to do instead.`
 
-var runCommandSchema = map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"command":         map[string]any{"type": "string", "description": "The shell command line to run with bash -c."},
-		"timeout_seconds": map[string]any{"type": "number", "exclusiveMinimum": 0, "description": "Seconds before the command is stopped. Default: the server's default timeout (30 s unless configured)."},
-	},
-	"required":             []string{"command"},
-	"additionalProperties": false,
+// runCommandSchema states the timeout range of the Shell.
+func (s *Server) runCommandSchema() map[string]any {
+	def, max := s.opts.Shell.Timeouts()
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"command": map[string]any{"type": "string", "description": "The shell command line to run with bash -c."},
+			"timeout_seconds": map[string]any{"type": "number", "exclusiveMinimum": 0, "maximum": max.Seconds(),
+				"description": fmt.Sprintf("Seconds before the command is stopped. Default %s, at most %s.", durationText(def), durationText(max))},
+		},
+		"required":             []string{"command"},
+		"additionalProperties": false,
+	}
+}
+
+// runCommandOutputSchema is resultSchema, or, when a long command may be
+// promoted to a background job, the union of a result and a promotion.
+func (s *Server) runCommandOutputSchema() map[string]any {
+	if s.opts.Jobs == nil || s.opts.ForegroundTimeout <= 0 {
+		return resultSchema
+	}
+	props := map[string]any{}
+	for k, v := range resultSchema["properties"].(map[string]any) {
+		props[k] = v
+	}
+	props["promoted"] = map[string]any{"type": "boolean", "description": "still running after the foreground timeout: it continues as background job id"}
+	props["id"] = map[string]any{"type": "string", "description": "the background job of a promoted command"}
+	return map[string]any{"type": "object", "properties": props, "required": []string{"command"}}
 }

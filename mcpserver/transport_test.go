@@ -66,14 +66,14 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestHTTPTransport(t *testing.T) {
-	ts, err := newHTTPServer(t, mcpserver.HTTPOptions{Addr: "127.0.0.1:0", Token: "s3cret"})
+	ts, err := newHTTPServer(t, mcpserver.HTTPOptions{Addr: "127.0.0.1:0", Token: "s3cret-0123456789abcdef"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	httpClient := &http.Client{Transport: bearer{"s3cret", http.DefaultTransport}}
+	httpClient := &http.Client{Transport: bearer{"s3cret-0123456789abcdef", http.DefaultTransport}}
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: httpClient}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +89,12 @@ func TestHTTPGuards(t *testing.T) {
 	if _, err := newHTTPServer(t, mcpserver.HTTPOptions{Addr: "0.0.0.0:7777"}); !errors.Is(err, mcpserver.ErrTokenRequired) {
 		t.Fatalf("listening beyond loopback without a token: %v", err)
 	}
-	ts, err := newHTTPServer(t, mcpserver.HTTPOptions{Addr: "127.0.0.1:0", Token: "s3cret", MaxBodyBytes: 1024})
+	for _, short := range []string{"x", "fifteen-bytes!!"} {
+		if _, err := newHTTPServer(t, mcpserver.HTTPOptions{Addr: "127.0.0.1:0", Token: short}); !errors.Is(err, mcpserver.ErrTokenTooShort) {
+			t.Fatalf("token %q: %v", short, err)
+		}
+	}
+	ts, err := newHTTPServer(t, mcpserver.HTTPOptions{Addr: "127.0.0.1:0", Token: "s3cret-0123456789abcdef", MaxBodyBytes: 1024})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,10 +108,14 @@ func TestHTTPGuards(t *testing.T) {
 	}{
 		{"no token", nil, "", body, http.StatusUnauthorized},
 		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, "", body, http.StatusUnauthorized},
-		{"foreign origin", map[string]string{"Authorization": "Bearer s3cret", "Origin": "https://evil.example"}, "", body, http.StatusForbidden},
-		{"rebinding host", map[string]string{"Authorization": "Bearer s3cret"}, "evil.example", body, http.StatusForbidden},
-		{"body too large", map[string]string{"Authorization": "Bearer s3cret"}, "", body + strings.Repeat(" ", 2000), http.StatusRequestEntityTooLarge},
-		{"good", map[string]string{"Authorization": "Bearer s3cret", "Origin": "http://localhost:3000"}, "", body, http.StatusOK},
+		{"foreign origin", map[string]string{"Authorization": "Bearer s3cret-0123456789abcdef", "Origin": "https://evil.example"}, "", body, http.StatusForbidden},
+		{"rebinding host", map[string]string{"Authorization": "Bearer s3cret-0123456789abcdef"}, "evil.example", body, http.StatusForbidden},
+		{"body too large", map[string]string{"Authorization": "Bearer s3cret-0123456789abcdef"}, "", body + strings.Repeat(" ", 2000), http.StatusRequestEntityTooLarge},
+		{"good", map[string]string{"Authorization": "Bearer s3cret-0123456789abcdef", "Origin": "http://localhost:3000"}, "", body, http.StatusOK},
+		{"lower-case scheme", map[string]string{"Authorization": "bearer s3cret-0123456789abcdef"}, "", body, http.StatusOK},
+		{"upper-case scheme", map[string]string{"Authorization": "BEARER s3cret-0123456789abcdef"}, "", body, http.StatusOK},
+		{"other scheme", map[string]string{"Authorization": "Basic s3cret-0123456789abcdef"}, "", body, http.StatusUnauthorized},
+		{"token as prefix", map[string]string{"Authorization": "Bearer s3cret-0123456789abcdefX"}, "", body, http.StatusUnauthorized},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,7 +139,7 @@ func TestHTTPGuards(t *testing.T) {
 			if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
 				// End the session this raw request opened.
 				del, _ := http.NewRequest("DELETE", ts.URL, nil)
-				del.Header.Set("Authorization", "Bearer s3cret")
+				del.Header.Set("Authorization", "Bearer s3cret-0123456789abcdef")
 				del.Header.Set("Mcp-Session-Id", id)
 				if resp, err := http.DefaultClient.Do(del); err == nil {
 					resp.Body.Close()

@@ -35,8 +35,9 @@ type bash struct {
 	statusBuf              []byte
 	records                []record
 
-	exited chan struct{} // closed once the shell has exited (not yet reaped)
-	buf    []byte        // for reads from the pipes
+	exited  chan struct{} // closed once the shell has exited (not yet reaped)
+	buf     []byte        // for reads from the pipes
+	release func()        // ends the Shell's watch over the group (DieWithProcess)
 
 	wakeMu     sync.Mutex
 	wakeR      int
@@ -120,6 +121,12 @@ func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*ba
 		return fail(&shellcap.StartError{Err: startErr})
 	}
 	b.proc, b.pid, b.sandbox = p, p.Pid, enf
+	if b.release, err = sh.WatchGroup(p.Pid); err != nil {
+		// Fail closed: a shell that would outlive us does not run.
+		_ = proc.SignalGroup(p.Pid, syscall.SIGKILL)
+		_, _ = p.Wait()
+		return fail(err)
+	}
 	b.input = os.NewFile(uintptr(inW), "session-input") // non-blocking: pollable, with deadlines
 	b.inputFD = inW
 	go func() {
@@ -173,6 +180,9 @@ func (b *bash) kill() *os.ProcessState {
 	b.signal(syscall.SIGKILL)
 	<-b.exited
 	state, _ := b.proc.Wait()
+	if b.release != nil {
+		b.release()
+	}
 	_ = b.input.Close()
 	b.wakeMu.Lock()
 	b.wakeClosed = true

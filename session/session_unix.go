@@ -40,8 +40,9 @@ type Session struct {
 	opts Options
 	root string
 
-	dir     string   // private directory for the exit trap's records
-	cmdFile *os.File // the next command's text, read by the shell (newCommandFile)
+	dir        string   // private directory for the exit trap's records
+	releaseDir func()   // ends the Shell's watch over dir (DieWithProcess)
+	cmdFile    *os.File // the next command's text, read by the shell (newCommandFile)
 
 	mu      sync.Mutex
 	b       *bash // nil after a failed restart and after Close
@@ -57,8 +58,9 @@ func New(ctx context.Context, sh *shellcap.Shell, opts Options) (*Session, error
 	if sh == nil {
 		return nil, errors.New("session: nil Shell")
 	}
+	sweepOnce.Do(func() { removeStaleDirs(os.TempDir()) })
 	// The PID in the name tells whose directory it is.
-	dir, err := os.MkdirTemp("", "shellcap-session-"+strconv.Itoa(os.Getpid())+"-")
+	dir, err := os.MkdirTemp("", dirPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +70,11 @@ func New(ctx context.Context, sh *shellcap.Shell, opts Options) (*Session, error
 		return nil, err
 	}
 	s := &Session{sh: sh, opts: opts.resolve(), root: sh.Workspace(), dir: dir, cmdFile: f}
+	if s.releaseDir, err = sh.WatchDir(dir); err != nil {
+		_ = f.Close()
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
 	if err := s.start(ctx, false); err != nil {
 		s.cleanup()
 		return nil, err
@@ -472,6 +479,7 @@ func (s *Session) cleanup() {
 	}
 	_ = s.cmdFile.Close()
 	_ = os.RemoveAll(s.dir)
+	s.releaseDir()
 }
 
 func earlier(a, b time.Time) time.Time {

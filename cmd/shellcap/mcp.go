@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -66,6 +68,9 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 		return nil, nil, err
 	}
 	opts.Approve = mcpserver.ElicitApprover
+	// Foreground commands and the bash tool's shells die with the server,
+	// even when it is killed with SIGKILL.
+	opts.DieWithProcess = runtime.GOOS == "linux"
 	sh, confinedNote, err := serverShell(opts, eff)
 	if err != nil {
 		return nil, nil, err
@@ -80,7 +85,8 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 		sh.Close()
 		return nil, nil, err
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Jobs: m, Tools: eff.Tools, Instructions: confinedNote, Environment: snap, Version: version(), Logger: opts.Logger})
+	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Jobs: m, Tools: eff.Tools, Instructions: confinedNote, Environment: snap, Version: version(), Logger: opts.Logger,
+		ShareJobs: deref(eff.Server.ShareJobs, false)})
 	if err != nil {
 		m.Close()
 		sh.Close()
@@ -115,22 +121,39 @@ directory is the workspace. Logs go to stderr; stdout is the protocol.`,
 
 func newServeCmd() *cobra.Command {
 	var (
-		sf      serverFlags
-		addr    string
-		token   string
-		origins []string
-		idle    time.Duration
+		sf          serverFlags
+		addr        string
+		token       string
+		tokenFile   string
+		origins     []string
+		idle        time.Duration
+		maxSessions int
+		shareJobs   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the shell tools over streamable HTTP",
-		Long: `Serve the shell tools over MCP's streamable HTTP transport with stateful
-sessions. Listening beyond loopback requires a bearer token (--token,
-SHELLCAP_TOKEN or server.token in the configuration file).`,
+		Long: `Serve the shell tools over MCP's streamable HTTP transport. Clients of
+protocol 2026-07-28 are served statelessly, older ones in sessions; each
+session has its own bash shell, job notices and remembered approvals, and
+lists only its own jobs (unless --share-jobs). Listening beyond loopback
+requires a bearer token of at least 16 bytes: --token-file (a file or
+/dev/fd/N), SHELLCAP_TOKEN, or server.token in the configuration file.
+A pipe (--token-file /dev/fd/N) is safest: it is read and closed at start.
+A token given in SHELLCAP_TOKEN is moved out of the environment at start
+(the server re-executes itself), so commands cannot read it from
+/proc/PID/environ. A regular token file stays readable to unsandboxed
+commands of the same user; --token shows it in /proc/PID/cmdline.
+On SIGTERM or SIGINT every call in flight is cancelled and its command's
+process group stopped; commands die with the server even on SIGKILL.`,
 		Example: `  shellcap serve --addr 127.0.0.1:7777
-  SHELLCAP_TOKEN=... shellcap serve --addr 0.0.0.0:7777`,
+  shellcap serve --addr 0.0.0.0:7777 --token-file ~/.config/shellcap/token
+  shellcap serve --addr 0.0.0.0:7777 --token-file /dev/fd/3 3< <(pass show shellcap)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := dropTokenFromEnv(); err != nil {
+				return err
+			}
 			f := cmd.Flags()
 			server := &config.File{}
 			if f.Changed("addr") {
@@ -138,6 +161,15 @@ SHELLCAP_TOKEN or server.token in the configuration file).`,
 			}
 			if f.Changed("token") {
 				server.Server.Token = &token
+			}
+			if f.Changed("token-file") {
+				server.Server.TokenFile = &tokenFile
+			}
+			if f.Changed("max-sessions") {
+				server.Server.MaxSessions = &maxSessions
+			}
+			if f.Changed("share-jobs") {
+				server.Server.ShareJobs = &shareJobs
 			}
 			if f.Changed("allow-origin") {
 				server.Server.AllowedOrigins = origins
@@ -149,6 +181,16 @@ SHELLCAP_TOKEN or server.token in the configuration file).`,
 			if err != nil {
 				return err
 			}
+			s := eff.Server
+			tok := deref(s.Token, "")
+			if s.TokenFile != nil {
+				if tok != "" {
+					return errors.New("give the bearer token once: server.token (--token, SHELLCAP_TOKEN) or server.token_file (--token-file)")
+				}
+				if tok, err = readTokenFile(*s.TokenFile); err != nil {
+					return err
+				}
+			}
 			srv, sh, err := sf.build(eff)
 			if err != nil {
 				return err
@@ -156,20 +198,23 @@ SHELLCAP_TOKEN or server.token in the configuration file).`,
 			defer sh.Close()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			s := eff.Server
 			return srv.ListenAndServe(ctx, mcpserver.HTTPOptions{
 				Addr:               deref(s.Addr, "127.0.0.1:7777"),
-				Token:              deref(s.Token, ""),
+				Token:              tok,
 				AllowedOrigins:     s.AllowedOrigins,
 				MaxBodyBytes:       deref(s.MaxBodyBytes, 0),
 				SessionIdleTimeout: deref(s.SessionIdleTimeout, 0),
+				MaxSessions:        deref(s.MaxSessions, 0),
 			})
 		},
 	}
 	sf.register(cmd)
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:7777", "listen address")
-	f.StringVar(&token, "token", "", "bearer token clients must send (required beyond loopback)")
+	f.StringVar(&token, "token", "", "bearer token clients must send (required beyond loopback; visible in /proc, prefer --token-file)")
+	f.StringVar(&tokenFile, "token-file", "", "file or /dev/fd/N holding the bearer token")
+	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "most MCP sessions open at once")
+	f.BoolVar(&shareJobs, "share-jobs", false, "let every MCP session list every background job")
 	f.StringSliceVar(&origins, "allow-origin", nil, "browser origins allowed besides loopback")
 	f.DurationVar(&idle, "idle-timeout", 30*time.Minute, "close MCP sessions idle this long")
 	return cmd

@@ -110,7 +110,10 @@ func TestTypeScriptClientHTTP(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	server := cliCommand("serve", "--addr", addr, "--token", "tok-123", "--workspace", t.TempDir())
+	const token = "tok-0123456789abcdef"
+	// The token comes in the environment, which the server leaves at start.
+	server := cliCommand("serve", "--addr", addr, "--workspace", t.TempDir())
+	server.Env = append(server.Env, "SHELLCAP_TOKEN="+token)
 	server.Stderr = os.Stderr
 	if err := server.Start(); err != nil {
 		t.Fatal(err)
@@ -129,6 +132,9 @@ func TestTypeScriptClientHTTP(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	report := tsClient(t, []string{"SHELLCAP_TOKEN=tok-123"}, "http", "http://"+addr+"/")
+	report := tsClient(t, []string{"SHELLCAP_TOKEN=" + token}, "http", "http://"+addr+"/")
 	checkReport(t, report)
+	if got := report["otherSession"]; got != "[stdout]\nunset\n" {
+		t.Errorf("a second HTTP session's bash = %q, want its own shell", got)
+	}
 }

@@ -54,5 +54,18 @@ if (out.tools.includes("bash")) {
   out.bash = again.content[0].text;
 }
 
+if (mode === "http" && out.tools.includes("bash")) {
+  // A second session (the bearer scheme in lower case) has a shell of its own.
+  const other = new Client({ name: "shellcap-ts-test-2", version: "1.0.0" });
+  await other.connect(
+    new StreamableHTTPClientTransport(new URL(target), {
+      requestInit: { headers: { Authorization: `bearer ${process.env.SHELLCAP_TOKEN ?? ""}` } },
+    }),
+  );
+  const r = await other.callTool({ name: "bash", arguments: { command: "echo ${FROM_TS:-unset}" } });
+  out.otherSession = r.content[0].text;
+  await other.close();
+}
+
 console.log(JSON.stringify(out));
 await client.close();
