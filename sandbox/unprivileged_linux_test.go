@@ -61,6 +61,7 @@ func unprivilegedTests() []string {
 		"TestSanity", "TestGitInProtectedRepo", "TestPrivateTmp", "TestReadOnlyProfile",
 		"TestNetworkFull", "TestNoSurvivors", "TestRlimits", "TestHostPty",
 		"TestDegradedLandlock", "TestDegradedUserNamespaces", "TestDegradedEscapes",
+		"TestBoundaryCalibration", "TestPrivateDev", "TestWorkspaceOwnership", "TestProcessLimit", "TestTmpSize", "TestProxyBounds",
 	}
 	if goBuildRuns() {
 		ts = append(ts, "TestSanityGoBuild")
