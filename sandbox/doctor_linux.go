@@ -57,6 +57,9 @@ func detect() Capabilities {
 	} else {
 		c.UserNamespaces = true
 	}
+	if c.UserNamespaces {
+		probeIdentity(&c)
+	}
 	return c
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -190,4 +191,41 @@ func identityFiles(pol *policy, rep *Report, base int, allowDegraded bool) ([]*o
 		rep.Downgrades = append(rep.Downgrades, Downgrade{Layer: LayerProcessLimit, Reason: "the command runs as the host's root, whom the kernel exempts from RLIMIT_NPROC"})
 	}
 	return nil, nil
+}
+
+// probeIdentity fills in, for Doctor, who sandboxed commands are and what
+// the default bounds protect. A root host tries an idmapped clone of the
+// filesystem holding its temporary directory.
+func probeIdentity(c *Capabilities) {
+	if os.Geteuid() == 0 {
+		err := func() error {
+			ns, err := idmapUserNS()
+			if err != nil {
+				return err
+			}
+			defer unix.Close(ns)
+			fd, err := idmapClone(os.TempDir(), ns, true)
+			if err != nil {
+				return err
+			}
+			return unix.Close(fd)
+		}()
+		if err != nil {
+			c.IdentityError = err.Error()
+		} else {
+			c.Identity = fmt.Sprintf("root inside, uid and gid %d on the host: files only root may read are unreadable; "+
+				"the workspace and extra roots are idmapped, so what commands write there belongs to root", sandboxHostID)
+		}
+	} else {
+		c.Identity = fmt.Sprintf("the host's uid %d: files only root may read stay unreadable by file permissions", os.Geteuid())
+	}
+	c.Protections = []string{
+		"devices: a private read-only /dev with only " + strings.Join(devEntries(), ", ") + " (pts is a devpts of its own)",
+		fmt.Sprintf("processes: at most %d processes and threads per sandbox, by RLIMIT_NPROC in its own user namespace (Config.ProcessLimit)", DefaultProcessLimit),
+		fmt.Sprintf("private tmpfs: /tmp, /dev/shm, /run and hidden home directories hold at most %s each (Config.TmpSize)", sizeText(DefaultTmpSize)),
+		fmt.Sprintf("network allowlist proxy: at most %d connections per sandbox, each closed after %v without traffic (Config.ProxyMaxConns, Config.ProxyIdleTimeout)", DefaultProxyConns, DefaultProxyIdle),
+	}
+	if c.IdentityError != "" {
+		c.Protections[1] += "; NOT for a root host without the unprivileged identity, whom the kernel exempts"
+	}
 }

@@ -83,7 +83,14 @@ func landlockRules(p *policy) ([]landlock.Rule, error) {
 		return nil
 	}
 	for _, r := range p.Readable {
-		if err := add(r, readRights); err != nil {
+		rights := readRights
+		if r == "/dev" {
+			// Listing only: the device files a command may open are
+			// granted one by one (deviceWritable), so no other device
+			// opens even where /dev is the host's (no mount namespace).
+			rights = ll.AccessFSReadDir
+		}
+		if err := add(r, rights); err != nil {
 			return nil, err
 		}
 	}

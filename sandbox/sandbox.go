@@ -260,6 +260,15 @@ type Capabilities struct {
 	// Seccomp reports seccomp filter support for this architecture.
 	Seccomp      bool   `json:"seccomp"`
 	SeccompError string `json:"seccomp_error,omitempty"`
+	// Identity says who a sandboxed command is to the host's files and
+	// process limits; IdentityError says why a root host's commands
+	// cannot run under the unprivileged identity (Wrap then refuses
+	// unless AllowDegraded).
+	Identity      string `json:"identity,omitempty"`
+	IdentityError string `json:"identity_error,omitempty"`
+	// Protections say, one line each, what a sandbox with the default
+	// Config protects beyond the layers above, and how.
+	Protections []string `json:"protections,omitempty"`
 }
 
 // Text renders the capabilities for `shellcap sandbox doctor`.
@@ -280,6 +289,15 @@ func (c Capabilities) Text() string {
 		b.WriteString("seccomp: yes\n")
 	} else {
 		fmt.Fprintf(&b, "seccomp: no (%s)\n", c.SeccompError)
+	}
+	if c.Identity != "" {
+		fmt.Fprintf(&b, "identity: %s\n", c.Identity)
+	}
+	if c.IdentityError != "" {
+		fmt.Fprintf(&b, "identity: NOT the unprivileged one (%s)\n", c.IdentityError)
+	}
+	for _, p := range c.Protections {
+		fmt.Fprintf(&b, "protected: %s\n", p)
 	}
 	return b.String()
 }
