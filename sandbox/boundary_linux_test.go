@@ -530,3 +530,95 @@ func TestProxyBounds(t *testing.T) {
 		t.Errorf("the report does not state the proxy's bounds:\n%s", rep.Text())
 	}
 }
+
+// TestDoctorProtections checks that the doctor says what a default
+// sandbox protects and how, and who its commands are.
+func TestDoctorProtections(t *testing.T) {
+	requireSandbox(t)
+	text := Doctor().Text()
+	for _, want := range []string{
+		"identity: ", "protected: devices: a private read-only /dev with only null, zero, full, random, urandom, tty",
+		"protected: processes: at most 512 processes and threads per sandbox",
+		"protected: private tmpfs: /tmp, /dev/shm, /run and hidden home directories hold at most 1 GiB each",
+		"protected: network allowlist proxy: at most 128 connections per sandbox",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("doctor does not say %q:\n%s", want, text)
+		}
+	}
+	if os.Geteuid() == 0 && !strings.Contains(text, strconv.Itoa(sandboxHostID)) {
+		t.Errorf("a root host's doctor does not name the unprivileged identity:\n%s", text)
+	}
+}
+
+// TestLandlockRules checks the ruleset handed to go-landlock: every
+// right of the newest ABI is handled (pathname unix sockets included),
+// none of a file root's rights is a directory right, /dev may only be
+// listed, and on ABI 1 no rule asks for refer (the library's best effort
+// would otherwise drop Landlock altogether).
+func TestLandlockRules(t *testing.T) {
+	ws := t.TempDir()
+	file := filepath.Join(ws, "f")
+	mustWrite(t, file, "x", 0o644)
+	cfg := landlockConfig(NetworkNone)
+	if cfg.HandledAccessFS != landlockNewest.HandledAccessFS || cfg.HandledAccessNet == 0 || cfg.Scoped == 0 {
+		t.Errorf("handled: %v", cfg)
+	}
+	if landlockConfig(NetworkFull).HandledAccessNet != 0 {
+		t.Error("the full network handles network rights")
+	}
+	for _, abi := range []int{1, 7, 11} {
+		p := &policy{LandlockABI: abi, Readable: []string{"/dev", "/usr"}, Writable: []string{ws, file}, Network: NetworkAllowlist}
+		rules, err := landlockRules(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var texts []string
+		for _, r := range rules {
+			texts = append(texts, fmt.Sprint(r))
+		}
+		all := strings.Join(texts, "\n")
+		for _, s := range texts {
+			switch {
+			case strings.Contains(s, "[/dev]") && s != "REQUIRE {read_dir} for paths [/dev]":
+				t.Errorf("ABI %d: /dev rule %s", abi, s)
+			case strings.Contains(s, "["+file+"]") && (strings.Contains(s, "make_") || strings.Contains(s, "read_dir")):
+				t.Errorf("ABI %d: file rule with directory rights: %s", abi, s)
+			case strings.Contains(s, "resolve_unix"):
+				t.Errorf("ABI %d: granted %s", abi, s)
+			}
+		}
+		if abi == 1 && strings.Contains(all, "refer") {
+			t.Errorf("ABI 1 rules ask for refer:\n%s", all)
+		}
+		if abi > 1 && !strings.Contains(all, "refer") {
+			t.Errorf("ABI %d rules lack refer on the writable roots:\n%s", abi, all)
+		}
+		if !strings.Contains(all, strconv.Itoa(proxyPort)) {
+			t.Errorf("ABI %d: no rule for the proxy's port:\n%s", abi, all)
+		}
+	}
+}
+
+// TestIdentityFailsClosed checks, as root, that a granted root whose
+// filesystem cannot be idmapped (sysfs) makes Wrap refuse, and that with
+// AllowDegraded the report says the command runs as the host's root and
+// has no process limit.
+func TestIdentityFailsClosed(t *testing.T) {
+	requireSandbox(t)
+	if os.Geteuid() != 0 {
+		t.Skip("only a root host switches identity")
+	}
+	cfg := Config{Workspace: t.TempDir(), ExtraReadable: []string{"/sys/kernel"}}
+	cmd := exec.Command("/bin/true")
+	cmd.Dir = cfg.Workspace
+	if _, err := Wrap(cmd, cfg); !errors.Is(err, ErrDegraded) || !strings.Contains(err.Error(), "/sys/kernel") {
+		t.Fatalf("Wrap with an extra root on sysfs: %v", err)
+	}
+	cfg.AllowDegraded = true
+	rep := wrapReport(t, cfg)
+	if rep.Has(LayerIdentity) || rep.Has(LayerProcessLimit) || rep.ProcessLimit != 0 || !strings.Contains(rep.Text(), "downgraded: "+LayerIdentity) ||
+		!strings.Contains(rep.Text(), "downgraded: "+LayerProcessLimit) {
+		t.Errorf("degraded report:\n%s", rep.Text())
+	}
+}

@@ -62,6 +62,7 @@ func unprivilegedTests() []string {
 		"TestNetworkFull", "TestNoSurvivors", "TestRlimits", "TestHostPty",
 		"TestDegradedLandlock", "TestDegradedUserNamespaces", "TestDegradedEscapes",
 		"TestBoundaryCalibration", "TestPrivateDev", "TestWorkspaceOwnership", "TestProcessLimit", "TestTmpSize", "TestProxyBounds",
+		"TestDoctorProtections", "TestLandlockRules",
 	}
 	if goBuildRuns() {
 		ts = append(ts, "TestSanityGoBuild")
