@@ -621,4 +621,9 @@ func TestIdentityFailsClosed(t *testing.T) {
 		!strings.Contains(rep.Text(), "downgraded: "+LayerProcessLimit) {
 		t.Errorf("degraded report:\n%s", rep.Text())
 	}
+	// The fallback hides the usual secrets, and says so.
+	o := runIn(t, cfg, "cat /etc/shadow; head -c1 /etc/passwd; id -u")
+	if strings.Contains(o.stdout, "root:") || !strings.HasSuffix(o.stdout, "r0\n") || !strings.Contains(rep.Identity, "/etc/shadow") {
+		t.Errorf("the fallback does not hide /etc/shadow: %q %s\n%s", o.stdout, o.stderr, rep.Text())
+	}
 }

@@ -72,8 +72,10 @@
 //     makes, showing the host's uid and gid 0 as the sandbox's: the command
 //     reads and writes there as before and what it creates belongs to
 //     root. A filesystem without idmapped mounts makes Wrap refuse (with
-//     AllowDegraded: run as the host's root, reported). The Report's
-//     Identity says which applies.
+//     AllowDegraded: run as the host's root, reported, with only a
+//     documented set hidden: shadow and gshadow files, sudoers, SSH host
+//     keys, /etc/ssl/private and the like, see hiddenRootFiles). The
+//     Report's Identity says which applies.
 //   - Private mounts: every mount read-only (this also stops chmod, utime
 //     and xattr changes outside the writable roots), a fresh /proc of the
 //     new pid namespace (host processes are invisible: kill, ptrace and

@@ -183,9 +183,11 @@ func identityFiles(pol *policy, rep *Report, base int, allowDegraded bool) ([]*o
 		return files, err
 	}
 	pol.SwitchID, pol.IDMounts, pol.granted = false, nil, nil
+	pol.HideRootFiles = true
 	rep.Layers = slices.DeleteFunc(rep.Layers, func(l string) bool { return l == LayerIdentity || l == LayerProcessLimit })
-	rep.Identity = "the host's root: files only root may read are readable"
-	rep.Downgrades = append(rep.Downgrades, Downgrade{Layer: LayerIdentity, Reason: err.Error()})
+	rep.Identity = "the host's root, with only a documented set of root-only files hidden (" + strings.Join(hiddenRootFiles, ", ") + ")"
+	rep.Downgrades = append(rep.Downgrades, Downgrade{Layer: LayerIdentity, Reason: err.Error() +
+		"; files only root may read stay readable, but for the hidden set"})
 	if pol.ProcessLimit > 0 {
 		pol.ProcessLimit, rep.ProcessLimit = 0, 0
 		rep.Downgrades = append(rep.Downgrades, Downgrade{Layer: LayerProcessLimit, Reason: "the command runs as the host's root, whom the kernel exempts from RLIMIT_NPROC"})

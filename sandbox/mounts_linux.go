@@ -109,6 +109,11 @@ func setupMounts(p *policy) error {
 	if err := privateDev(); err != nil {
 		return err
 	}
+	if p.HideRootFiles {
+		if err := hideRootFiles(); err != nil {
+			return err
+		}
+	}
 	for _, d := range masked {
 		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
 			continue // absent, or a symlink such as /var/run -> /run

@@ -35,9 +35,12 @@ type policy struct {
 	// host (uid and gid 0 inside); IDMounts are then the idmapped mounts
 	// of the granted roots the host made, by helper descriptor, and
 	// granted the roots they are made of (see identity_linux.go).
-	SwitchID bool      `json:"switch_id,omitempty"`
-	IDMounts []idMount `json:"id_mounts,omitempty"`
-	granted  []grantedRoot
+	// HideRootFiles hides hiddenRootFiles: the fallback of a root host
+	// without the unprivileged identity.
+	HideRootFiles bool      `json:"hide_root_files,omitempty"`
+	SwitchID      bool      `json:"switch_id,omitempty"`
+	IDMounts      []idMount `json:"id_mounts,omitempty"`
+	granted       []grantedRoot
 
 	// allow is the parsed Config.Allow. It stays in Wrap's process, where
 	// the proxy enforces it; the helper never sees it.
