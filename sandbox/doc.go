@@ -75,7 +75,9 @@
 //     AllowDegraded: run as the host's root, reported, with only a
 //     documented set hidden: shadow and gshadow files, sudoers, SSH host
 //     keys, /etc/ssl/private and the like, see hiddenRootFiles). The
-//     Report's Identity says which applies.
+//     Report's Identity says which applies. ReadEverything keeps a root
+//     host's command the host's root (it asks to read what root may), and
+//     so without a process limit; the Report says both.
 //   - Private mounts: every mount read-only (this also stops chmod, utime
 //     and xattr changes outside the writable roots), a fresh /proc of the
 //     new pid namespace (host processes are invisible: kill, ptrace and

@@ -57,11 +57,22 @@ type grantedRoot struct {
 
 // planIdentity decides, in plan, whether the command runs as
 // sandboxHostID: with a user namespace, when the host is root.
-func planIdentity(pol *policy, rep *Report, prof Profile, extraW, extraR []string) {
+//
+// ReadEverything asks for reading every file the host's user may read, so
+// with it a root host's command stays the host's root: the Report says so,
+// and that the process limit (which the kernel does not apply to root)
+// is then not enforced. That is a choice of the configuration, like
+// FullAccess, not a missing layer.
+func planIdentity(pol *policy, rep *Report, prof Profile, extraW, extraR []string, readEverything bool) {
 	if !pol.Mounts || os.Geteuid() != 0 {
 		if pol.Mounts {
 			rep.Identity = fmt.Sprintf("the host's uid %d (root-only files stay unreadable by file permissions)", os.Geteuid())
 		}
+		return
+	}
+	if readEverything {
+		rep.Identity = "the host's root, as ReadEverything asks: every file root may read is readable"
+		pol.noProcessLimit = "ReadEverything on a root host runs the command as the host's root, whom the kernel exempts from RLIMIT_NPROC"
 		return
 	}
 	pol.SwitchID = true

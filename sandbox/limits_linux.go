@@ -55,6 +55,9 @@ func planBounds(pol *policy, rep *Report, b bounds, asHostRoot bool, degrade fun
 	rep.Devices = devEntries()
 	switch {
 	case b.procs == 0:
+	case pol.noProcessLimit != "":
+		// Chosen by the configuration: reported, not refused.
+		rep.Downgrades = append(rep.Downgrades, Downgrade{Layer: LayerProcessLimit, Reason: pol.noProcessLimit})
 	case asHostRoot:
 		degrade(Downgrade{Layer: LayerProcessLimit, Reason: "the command runs as the host's root, whom the kernel exempts from RLIMIT_NPROC"})
 	default:

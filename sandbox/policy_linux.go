@@ -41,6 +41,9 @@ type policy struct {
 	SwitchID      bool      `json:"switch_id,omitempty"`
 	IDMounts      []idMount `json:"id_mounts,omitempty"`
 	granted       []grantedRoot
+	// noProcessLimit, when set, says why the configuration itself rules
+	// the process limit out.
+	noProcessLimit string
 
 	// allow is the parsed Config.Allow. It stays in Wrap's process, where
 	// the proxy enforces it; the helper never sees it.

@@ -78,7 +78,10 @@ type Config struct {
 	// the workspace and ExtraReadable: useful for a read-only review of a
 	// machine, at the price of exposing the user's files (~/.ssh among
 	// them) to reading. Writes stay limited as the profile says; /tmp,
-	// /dev/shm and /run are still private.
+	// /dev/shm and /run are still private. On a root host the command
+	// then stays the host's root, to read what root may: files only root
+	// may read are readable, and the process limit, which the kernel does
+	// not apply to root, is not enforced (the Report says both).
 	ReadEverything bool
 	// Network is the network access; zero means NetworkNone.
 	Network Network

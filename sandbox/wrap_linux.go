@@ -318,7 +318,7 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 	if len(cfg.Rlimits) > 0 {
 		rep.Layers = append(rep.Layers, LayerRlimits)
 	}
-	planIdentity(pol, rep, prof, extraW, extraR)
+	planIdentity(pol, rep, prof, extraW, extraR, cfg.ReadEverything)
 	planBounds(pol, rep, bnd, os.Geteuid() == 0 && !pol.SwitchID, degrade)
 	pol.DropCaps = true
 	rep.Layers = append(rep.Layers, LayerCapDrop, LayerNoNewPrivs)
