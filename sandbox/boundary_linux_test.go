@@ -627,3 +627,60 @@ func TestIdentityFailsClosed(t *testing.T) {
 		t.Errorf("the fallback does not hide /etc/shadow: %q %s\n%s", o.stdout, o.stderr, rep.Text())
 	}
 }
+
+// TestProxyBudget checks that the proxies of one process together hold
+// no more client connections than the process-wide budget, whatever each
+// sandbox's own limit, and that a connection that ends gives its place
+// back.
+func TestProxyBudget(t *testing.T) {
+	proxyBudgetMax()
+	proxyBudget.mu.Lock()
+	saved, base := proxyBudget.max, proxyBudget.used
+	proxyBudget.max = base + 3
+	proxyBudget.mu.Unlock()
+	defer func() {
+		proxyBudget.mu.Lock()
+		proxyBudget.max = saved
+		proxyBudget.mu.Unlock()
+	}()
+	a, b := newHostProxy(t), newHostProxy(t)
+	held := func(addr string) (net.Conn, string) {
+		c, err := net.Dial("tcp4", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		buf := make([]byte, 512)
+		n, _ := c.Read(buf)
+		return c, string(buf[:n])
+	}
+	var conns []net.Conn
+	for _, addr := range []string{a.addr, a.addr, b.addr} {
+		c, got := held(addr)
+		conns = append(conns, c)
+		if got != "" {
+			t.Fatalf("a connection within the budget was answered %q", got)
+		}
+	}
+	c, got := held(b.addr)
+	c.Close()
+	if !strings.Contains(got, "503") || !strings.Contains(got, "this host process") {
+		t.Errorf("a connection over the process-wide budget got %q", got)
+	}
+	conns[0].Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, got := held(b.addr)
+		c.Close()
+		if got == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a closed connection did not give its place back: %q", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, c := range conns[1:] {
+		c.Close()
+	}
+}

@@ -174,8 +174,9 @@
 // the host. There is no DNS inside: programs that ignore the proxy
 // variables get no network at all. The proxy stops, closing every tunnel,
 // when the sandbox's PID 1 exits. The proxy serves at most ProxyMaxConns
-// (default 128) connections of one sandbox at once, answering more with
-// 503, and closes a connection through which nothing passed, either way,
+// (default 128) connections of one sandbox at once, and the proxies of one
+// process together at most a quarter of its RLIMIT_NOFILE (each
+// connection costs two descriptors), answering more with 503; it closes a connection through which nothing passed, either way,
 // for ProxyIdleTimeout (default 5 minutes): a command cannot exhaust the
 // host process's descriptors. Without user namespaces Wrap refuses the
 // allowlist even with AllowDegraded.

@@ -236,7 +236,8 @@ func probeIdentity(c *Capabilities) {
 		"devices: a private read-only /dev with only " + strings.Join(devEntries(), ", ") + " (pts is a devpts of its own)",
 		fmt.Sprintf("processes: at most %d processes and threads per sandbox, by RLIMIT_NPROC in its own user namespace (Config.ProcessLimit)", DefaultProcessLimit),
 		fmt.Sprintf("private tmpfs: /tmp, /dev/shm, /run and hidden home directories hold at most %s each (Config.TmpSize)", sizeText(DefaultTmpSize)),
-		fmt.Sprintf("network allowlist proxy: at most %d connections per sandbox, each closed after %v without traffic (Config.ProxyMaxConns, Config.ProxyIdleTimeout)", DefaultProxyConns, DefaultProxyIdle),
+		fmt.Sprintf("network allowlist proxy: at most %d connections per sandbox, each closed after %v without traffic (Config.ProxyMaxConns, Config.ProxyIdleTimeout); "+
+			"the sandboxes of one process together at most %d (a quarter of its descriptor limit)", DefaultProxyConns, DefaultProxyIdle, proxyBudgetMax()),
 	}
 	if c.IdentityError != "" {
 		c.Protections[1] += "; NOT for a root host without the unprivileged identity, whom the kernel exempts"

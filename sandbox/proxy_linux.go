@@ -108,8 +108,8 @@ func (p *proxy) accept(ln net.Listener) {
 			continue
 		}
 		backoff = time.Millisecond
-		if !p.admit() {
-			p.refuseBusy(c)
+		if why := p.admit(); why != "" {
+			refuseBusy(c, why)
 			continue
 		}
 		if !p.track(c) || !p.spawn(func() { defer p.leave(); p.handle(c) }) {

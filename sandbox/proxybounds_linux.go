@@ -6,8 +6,11 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // proxyLimits bound what one sandbox's proxy holds: client connections at
@@ -23,16 +26,48 @@ type proxyLimits struct {
 // defaultProxyLimits are the limits of a zero Config.
 var defaultProxyLimits = proxyLimits{conns: DefaultProxyConns, idle: DefaultProxyIdle}
 
-// admit counts a new client connection in, or reports that the sandbox
-// already holds as many as it may.
-func (p *proxy) admit() bool {
+// proxyBudget bounds the client connections of every proxy of this
+// process together, so that many sandboxes at their own limits still
+// leave the process most of its descriptors: each client costs two (it
+// and its destination), and the budget is a quarter of the soft
+// RLIMIT_NOFILE, read at the first connection.
+var proxyBudget struct {
+	once sync.Once
+	mu   sync.Mutex
+	used int
+	max  int
+}
+
+// proxyBudgetMax is the process-wide budget; tests may lower it.
+func proxyBudgetMax() int {
+	proxyBudget.once.Do(func() {
+		var r unix.Rlimit
+		proxyBudget.max = 256
+		if unix.Getrlimit(unix.RLIMIT_NOFILE, &r) == nil && r.Cur/4 > 256 {
+			proxyBudget.max = int(min(r.Cur/4, 1<<20))
+		}
+	})
+	return proxyBudget.max
+}
+
+// admit counts a new client connection in, or says why it may not come
+// in: the sandbox already holds as many as it may, or this process's
+// proxies together do.
+func (p *proxy) admit() (refusal string) {
+	budget := proxyBudgetMax()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.clients >= p.limits.conns {
-		return false
+		return fmt.Sprintf("this sandbox already holds %d proxy connections, its limit; close some and retry", p.limits.conns)
 	}
+	proxyBudget.mu.Lock()
+	defer proxyBudget.mu.Unlock()
+	if proxyBudget.used >= budget {
+		return fmt.Sprintf("the sandboxes of this host process already hold %d proxy connections, their limit; retry later", budget)
+	}
+	proxyBudget.used++
 	p.clients++
-	return true
+	return ""
 }
 
 // leave counts a client connection out.
@@ -40,14 +75,17 @@ func (p *proxy) leave() {
 	p.mu.Lock()
 	p.clients--
 	p.mu.Unlock()
+	proxyBudget.mu.Lock()
+	proxyBudget.used--
+	proxyBudget.mu.Unlock()
 }
 
-// refuseBusy answers a connection over the limit and closes it. The reply
+// refuseBusy answers a connection over a limit and closes it. The reply
 // fits in a fresh socket's buffer; the deadline only guards a peer that
 // somehow has none.
-func (p *proxy) refuseBusy(c net.Conn) {
+func refuseBusy(c net.Conn, why string) {
 	c.SetWriteDeadline(time.Now().Add(time.Second))
-	reply(c, http.StatusServiceUnavailable, fmt.Sprintf("this sandbox already holds %d proxy connections, its limit; close some and retry", p.limits.conns))
+	reply(c, http.StatusServiceUnavailable, why)
 	c.Close()
 }
 
