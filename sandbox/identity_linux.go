@@ -97,7 +97,7 @@ func prepareIdentity(pol *policy, base int) ([]*os.File, error) {
 	}
 	ns, err := idmapUserNS()
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: %w: the unprivileged identity for a root host needs a user namespace for idmapped mounts: %v", ErrDegraded, err)
+		return nil, err
 	}
 	defer unix.Close(ns)
 	var files []*os.File
@@ -105,7 +105,7 @@ func prepareIdentity(pol *policy, base int) ([]*os.File, error) {
 		fd, err := idmapClone(g.path, ns, g.readOnly)
 		if err != nil {
 			closeFiles(files)
-			return nil, fmt.Errorf("sandbox: %w: %v", ErrDegraded, err)
+			return nil, err
 		}
 		pol.IDMounts = append(pol.IDMounts, idMount{Path: g.path, FD: base + len(files)})
 		files = append(files, os.NewFile(uintptr(fd), "idmapped "+g.path))
@@ -113,6 +113,13 @@ func prepareIdentity(pol *policy, base int) ([]*os.File, error) {
 	return files, nil
 }
 
+// identityRemedy says what a root host can do when the unprivileged
+// identity is unavailable.
+const identityRemedy = "a root host's commands run as an unprivileged uid only with idmapped mounts of the workspace and extra roots " +
+	"(ext4, xfs, btrfs and tmpfs have them; overlayfs does not): put them on such a filesystem, run shellcap as a user other than root, " +
+	"or set AllowDegraded to run commands as the host's root (a documented set of root-only files hidden, no process limit)"
+
+// closeFiles closes fs.
 func closeFiles(fs []*os.File) {
 	for _, f := range fs {
 		f.Close()
@@ -167,7 +174,7 @@ func idmapClone(path string, ns int, readOnly bool) (int, error) {
 	if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, attr); err != nil {
 		unix.Close(fd)
 		if errors.Is(err, unix.EINVAL) {
-			err = fmt.Errorf("%w (does its filesystem support idmapped mounts?)", err)
+			err = fmt.Errorf("%w: its filesystem (%s) has no idmapped mounts", err, fsName(path))
 		}
 		return -1, fmt.Errorf("idmap %s: %w", path, err)
 	}
@@ -190,8 +197,11 @@ func (p *policy) idMountFor(path string) int {
 // the command as the host's root after all and says so in the report.
 func identityFiles(pol *policy, rep *Report, base int, allowDegraded bool) ([]*os.File, error) {
 	files, err := prepareIdentity(pol, base)
-	if err == nil || !allowDegraded {
-		return files, err
+	if err == nil {
+		return files, nil
+	}
+	if !allowDegraded {
+		return nil, fmt.Errorf("%w: %s (%v); %s", ErrDegraded, LayerIdentity, err, identityRemedy)
 	}
 	pol.SwitchID, pol.IDMounts, pol.granted = false, nil, nil
 	pol.HideRootFiles = true
@@ -242,4 +252,25 @@ func probeIdentity(c *Capabilities) {
 	if c.IdentityError != "" {
 		c.Protections[1] += "; NOT for a root host without the unprivileged identity, whom the kernel exempts"
 	}
+}
+
+// fsName names the filesystem path is on, for messages.
+func fsName(path string) string {
+	var st unix.Statfs_t
+	if unix.Statfs(path, &st) != nil {
+		return "unknown"
+	}
+	switch st.Type {
+	case unix.OVERLAYFS_SUPER_MAGIC:
+		return "overlayfs"
+	case unix.SYSFS_MAGIC:
+		return "sysfs"
+	case unix.PROC_SUPER_MAGIC:
+		return "proc"
+	case unix.NFS_SUPER_MAGIC:
+		return "nfs"
+	case unix.FUSE_SUPER_MAGIC:
+		return "fuse"
+	}
+	return fmt.Sprintf("type %#x", st.Type)
 }
