@@ -260,6 +260,8 @@ type Capabilities struct {
 	UserNamespacesError string `json:"user_namespaces_error,omitempty"`
 	// LandlockABI is the Landlock ABI version, 0 when Landlock is absent.
 	LandlockABI int `json:"landlock_abi"`
+	// LandlockNewest is the newest Landlock ABI the sandbox knows.
+	LandlockNewest int `json:"landlock_newest,omitempty"`
 	// Seccomp reports seccomp filter support for this architecture.
 	Seccomp      bool   `json:"seccomp"`
 	SeccompError string `json:"seccomp_error,omitempty"`
@@ -279,12 +281,12 @@ func (c Capabilities) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "platform: %s/%s\n", c.OS, c.Arch)
 	if c.UserNamespaces {
-		b.WriteString("user namespaces: yes (user, mount, pid, net, ipc, uts; private /proc, /tmp, /dev/shm)\n")
+		b.WriteString("user namespaces: yes (user, mount, pid, net, ipc, uts; private /proc, /dev, /tmp, /dev/shm)\n")
 	} else {
 		fmt.Fprintf(&b, "user namespaces: no (%s)\n", c.UserNamespacesError)
 	}
 	if c.LandlockABI > 0 {
-		fmt.Fprintf(&b, "landlock: ABI %d\n", c.LandlockABI)
+		fmt.Fprintf(&b, "landlock: ABI %d (through go-landlock, which knows up to ABI %d and downgrades to the kernel's)\n", c.LandlockABI, c.LandlockNewest)
 	} else {
 		b.WriteString("landlock: no\n")
 	}

@@ -62,7 +62,7 @@ func unprivilegedTests() []string {
 		"TestNetworkFull", "TestNoSurvivors", "TestRlimits", "TestHostPty",
 		"TestDegradedLandlock", "TestDegradedUserNamespaces", "TestDegradedEscapes",
 		"TestBoundaryCalibration", "TestPrivateDev", "TestWorkspaceOwnership", "TestProcessLimit", "TestTmpSize", "TestProxyBounds",
-		"TestDoctorProtections", "TestLandlockRules",
+		"TestDoctorProtections", "TestLandlockRules", "TestProxyBudget",
 	}
 	if goBuildRuns() {
 		ts = append(ts, "TestSanityGoBuild")
