@@ -36,57 +36,42 @@ func devEntries() []string {
 // privateDev replaces /dev with a small read-only tmpfs that holds only
 // devNodes, devLinks, a private devpts instance on /dev/pts with /dev/ptmx
 // bound to its multiplexer, and an empty /dev/shm directory for the
-// private tmpfs setupMounts puts there. The host's nodes are cloned before
-// the tmpfs hides them.
+// private tmpfs setupMounts puts there. The tmpfs is built on devStaging,
+// where the host's nodes are still in view to bind, then moved onto /dev
+// with them.
 func privateDev() error {
-	type node struct {
-		name string
-		fd   int
-	}
-	var nodes []node
-	defer func() {
-		for _, n := range nodes {
-			unix.Close(n.fd)
-		}
-	}()
-	for _, name := range devNodes {
-		path := "/dev/" + name
-		fd, err := unix.OpenTree(unix.AT_FDCWD, path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
-		if err != nil {
-			return fmt.Errorf("private /dev: clone %s: %w", path, err)
-		}
-		nodes = append(nodes, node{name, fd})
-	}
-	if err := unix.Mount("tmpfs", "/dev", "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k,nr_inodes=64"); err != nil {
+	if err := unix.Mount("tmpfs", devStaging, "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k,nr_inodes=64"); err != nil {
 		return fmt.Errorf("private /dev: mount tmpfs: %w", err)
 	}
-	for _, n := range nodes {
-		path := "/dev/" + n.name
+	for _, name := range devNodes {
+		path := devStaging + "/" + name
 		if err := touch(path, 0o666); err != nil {
 			return fmt.Errorf("private /dev: %w", err)
 		}
-		if err := unix.MoveMount(n.fd, "", unix.AT_FDCWD, path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-			return fmt.Errorf("private /dev: attach %s: %w", path, err)
+		if err := unix.Mount("/dev/"+name, path, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("private /dev: bind /dev/%s: %w", name, err)
 		}
 	}
 	for _, l := range devLinks {
-		if err := os.Symlink(l[1], "/dev/"+l[0]); err != nil {
+		if err := os.Symlink(l[1], devStaging+"/"+l[0]); err != nil {
 			return fmt.Errorf("private /dev: %w", err)
 		}
 	}
-	if err := os.Mkdir("/dev/shm", 0o1777); err != nil {
+	for _, d := range []string{"shm", "pts"} {
+		if err := os.Mkdir(devStaging+"/"+d, 0o755); err != nil {
+			return fmt.Errorf("private /dev: %w", err)
+		}
+	}
+	if err := touch(devStaging+"/ptmx", 0o666); err != nil {
 		return fmt.Errorf("private /dev: %w", err)
 	}
-	if err := os.Mkdir("/dev/pts", 0o755); err != nil {
-		return fmt.Errorf("private /dev: %w", err)
+	if err := unix.Mount(devStaging, "/dev", "", unix.MS_MOVE, ""); err != nil {
+		return fmt.Errorf("private /dev: move it onto /dev: %w", err)
 	}
 	// Terminals the command opens are its own; the host's terminals,
 	// which the host's /dev/pts names, are out of reach.
 	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
 		return fmt.Errorf("private /dev: mount devpts: %w", err)
-	}
-	if err := touch("/dev/ptmx", 0o666); err != nil {
-		return fmt.Errorf("private /dev: %w", err)
 	}
 	if err := unix.Mount("/dev/pts/ptmx", "/dev/ptmx", "", unix.MS_BIND, ""); err != nil {
 		return fmt.Errorf("private /dev: bind /dev/pts/ptmx over /dev/ptmx: %w", err)
@@ -96,6 +81,10 @@ func privateDev() error {
 	}
 	return nil
 }
+
+// devStaging is where privateDev builds the new /dev: /tmp, which
+// setupMounts covers with a private tmpfs of its own afterwards.
+const devStaging = "/tmp"
 
 // touch creates an empty file at path, to mount something on.
 func touch(path string, mode uint32) error {
