@@ -70,11 +70,13 @@
 //   - keep_ansi, acknowledge_unsafe, sandbox_read_everything,
 //     policy.allow_interactive: false only.
 //   - default_timeout, max_timeout, kill_grace, output_retention,
-//     server.session_idle_timeout, server.probe_timeout: a positive
-//     duration no longer than the effective one.
-//   - max_output_bytes, max_output_chars, server.max_body_bytes: a positive
-//     cap no higher than the effective one (zero means the default, a
-//     negative value no cap).
+//     sandbox_proxy_idle_timeout, server.session_idle_timeout,
+//     server.probe_timeout: a positive duration no longer than the
+//     effective one.
+//   - max_output_bytes, max_output_chars, sandbox_process_limit,
+//     sandbox_tmp_size, sandbox_proxy_max_conns, server.max_body_bytes: a
+//     positive cap no higher than the effective one (zero means the
+//     default, a negative value no cap).
 //   - max_file_bytes, memory_limit, cpu_time, max_processes: a positive
 //     limit no higher than the effective one (zero means no limit).
 //   - policy.denied_commands, policy.denied_operators, policy.deny_patterns,

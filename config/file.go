@@ -84,6 +84,18 @@ type File struct {
 	// commands may read the whole filesystem, not only the system
 	// directories and the workspace.
 	SandboxReadEverything *bool `yaml:"sandbox_read_everything"`
+	// SandboxProcessLimit is sandbox.Config.ProcessLimit: the processes
+	// and threads one sandbox may hold; unset or 0 means
+	// sandbox.DefaultProcessLimit, negative no limit.
+	SandboxProcessLimit *int `yaml:"sandbox_process_limit"`
+	// SandboxTmpSize is sandbox.Config.TmpSize, the size of each private
+	// tmpfs (a byte count or "512MiB"); unset or 0 means
+	// sandbox.DefaultTmpSize.
+	SandboxTmpSize *int64 `yaml:"sandbox_tmp_size"`
+	// SandboxProxyMaxConns is sandbox.Config.ProxyMaxConns.
+	SandboxProxyMaxConns *int `yaml:"sandbox_proxy_max_conns"`
+	// SandboxProxyIdleTimeout is sandbox.Config.ProxyIdleTimeout.
+	SandboxProxyIdleTimeout *time.Duration `yaml:"sandbox_proxy_idle_timeout"`
 	// Server holds the settings of `shellcap serve` and the MCP server.
 	Server Server `yaml:"server"`
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/envprobe"
 	"github.com/shellcap/shellcap/policy"
+	"github.com/shellcap/shellcap/sandbox"
 )
 
 // A Note says what [Tighten] did with one key of an untrusted layer.
@@ -117,18 +118,20 @@ var tightenRules = map[string]tightenRule{
 	"sandbox_network":             sandboxNetwork,
 	"sandbox_allow":               sandboxAllow,
 	"sandbox_read_everything":     onlyBool(false, false),
+	"sandbox_process_limit":       lowerCap(sandbox.DefaultProcessLimit),
+	"sandbox_tmp_size":            lowerCap(sandbox.DefaultTmpSize),
+	"sandbox_proxy_max_conns":     lowerCap(sandbox.DefaultProxyConns),
+	"sandbox_proxy_idle_timeout":  lowerDuration(sandbox.DefaultProxyIdle),
 	"server.addr":                 refuse("a workspace file cannot choose where the server listens"),
 	"server.token":                refuse("a workspace file cannot choose the server's token"),
 	"server.allowed_origins":      subsetOfSet("lets more browser origins reach the server"),
 	"server.max_body_bytes":       lowerCap(defaultMaxBodyBytes),
 	"server.session_idle_timeout": lowerDuration(defaultSessionIdle),
-	// Keys another branch adds (issue 12: sessions and the token file);
-	// unused until it lands.
-	"server.max_sessions":  lowerThanSet(),
-	"server.share_jobs":    onlyBool(false, false),
-	"server.token_file":    refuse("a workspace file cannot choose the server's token"),
-	"server.probe_tools":   subset(envprobe.DefaultTools, "runs programs the user's configuration does not probe"),
-	"server.probe_timeout": lowerDuration(envprobe.DefaultTimeout),
+	"server.max_sessions":         lowerThanSet(),
+	"server.share_jobs":           onlyBool(false, false),
+	"server.token_file":           refuse("a workspace file cannot choose the server's token"),
+	"server.probe_tools":          subset(envprobe.DefaultTools, "runs programs the user's configuration does not probe"),
+	"server.probe_timeout":        lowerDuration(envprobe.DefaultTimeout),
 }
 
 // The MCP server's defaults for its HTTP settings (mcpserver.HTTPOptions).

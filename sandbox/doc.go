@@ -22,7 +22,9 @@
 //	fmt.Print(rep.Text())
 //	err = cmd.Run()
 //
-// sandbox.Doctor reports what the machine can enforce.
+// sandbox.Doctor reports what the machine can enforce, and what a sandbox
+// with the default Config protects and how (`shellcap sandbox doctor`
+// prints it); every Report says the same for its command.
 //
 // # Launcher
 //
@@ -59,7 +61,23 @@
 //
 //   - New user, mount, pid, ipc and uts namespaces, plus a new network
 //     namespace (only lo, down) unless Network is NetworkFull. The command
-//     runs as its own uid mapped to itself.
+//     runs as its own uid mapped to itself, except for a root host: there
+//     the command is uid and gid 0 inside but 0x7ff00000 (an id of no
+//     account) on the host, with no supplementary group, so every file only
+//     root may read (/etc/shadow, /etc/gshadow, SSH host keys, a 0600 file
+//     anywhere outside the granted roots) is unreadable by file
+//     permissions, and the process limit binds it (the kernel exempts the
+//     host's root from RLIMIT_NPROC). The granted roots (workspace,
+//     ExtraWritable, ExtraReadable) come back as idmapped mounts the host
+//     makes, showing the host's uid and gid 0 as the sandbox's: the command
+//     reads and writes there as before and what it creates belongs to
+//     root. A filesystem without idmapped mounts makes Wrap refuse (with
+//     AllowDegraded: run as the host's root, reported, with only a
+//     documented set hidden: shadow and gshadow files, sudoers, SSH host
+//     keys, /etc/ssl/private and the like, see hiddenRootFiles). The
+//     Report's Identity says which applies. ReadEverything keeps a root
+//     host's command the host's root (it asks to read what root may), and
+//     so without a process limit; the Report says both.
 //   - Private mounts: every mount read-only (this also stops chmod, utime
 //     and xattr changes outside the writable roots), a fresh /proc of the
 //     new pid namespace (host processes are invisible: kill, ptrace and
@@ -67,9 +85,14 @@
 //     Network is NetworkFull, empty tmpfs on /tmp, /dev/shm and /run
 //     (hiding the user's sockets there: session bus, agents, a caching
 //     resolver; with NetworkFull the directory /etc/resolv.conf points into,
-//     if it is under /run, comes back read-only), and a private devpts
-//     instance on /dev/pts and /dev/ptmx (the host's terminals are out of
-//     reach), and empty tmpfs on /home, /root and $HOME unless
+//     if it is under /run, comes back read-only), each tmpfs bounded by
+//     TmpSize (default 1 GiB, with a matching inode count), a private
+//     read-only /dev holding only null, zero, full, random, urandom and
+//     tty (the host's nodes), a devpts instance of its own on /dev/pts
+//     with /dev/ptmx, shm, and the fd, stdin, stdout and stderr links (no
+//     disk, console, virtual terminal, serial line, /dev/kvm,
+//     /dev/userfaultfd, /dev/kmsg or /dev/fuse), and empty tmpfs on /home,
+//     /root and $HOME unless
 //     ReadEverything (the user's files and sockets there). The writable roots (the workspace for
 //     WorkspaceWrite, ExtraWritable) are re-attached read-write; extra
 //     readable roots under the hidden directories are re-attached
@@ -87,13 +110,19 @@
 //   - With NetworkAllowlist, lo up in the new network namespace and the
 //     proxy's listener on 127.0.0.1:3128 handed to Wrap's process (see
 //     Network allowlist below).
-//   - The given rlimits.
+//   - The process limit: RLIMIT_NPROC, ProcessLimit (default 512)
+//     processes and threads, counted by the kernel per user namespace, so
+//     for the sandbox's processes alone (all commands of a Launcher
+//     together); a fork beyond it fails with EAGAIN. Then the given
+//     rlimits.
 //   - All capabilities dropped: bounding, ambient, permitted, effective and
 //     inheritable sets.
 //   - no_new_privs.
-//   - Landlock with every filesystem right of the best ABI the kernel has
-//     (up to 7): reads and execution only beneath system directories (/usr,
-//     /bin, /sbin, /lib*, /etc, /opt, /proc, /sys, /dev, /run, /nix/store),
+//   - Landlock, through github.com/landlock-lsm/go-landlock: every right of
+//     the newest ABI the library knows (11), downgraded best effort to the
+//     kernel's ABI, the rest reported: reads and execution only beneath
+//     system directories (/usr, /bin, /sbin, /lib*, /etc, /opt, /proc,
+//     /sys, /run, /nix/store; /dev may only be listed),
 //     the workspace and the extra roots (everywhere with ReadEverything,
 //     an opt-in); writes only beneath the writable
 //     roots, the private /tmp and /dev/shm and a few device files
@@ -101,8 +130,10 @@
 //     /dev/random, /dev/urandom). TCP bind and connect are denied unless
 //     Network is NetworkFull, except connect to the proxy's port with
 //     NetworkAllowlist. From ABI 6, signals and abstract unix sockets are
-//     scoped to the sandbox.
-//   - A seccomp filter: system calls of a foreign architecture kill the
+//     scoped to the sandbox; from ABI 9, connecting to a pathname unix
+//     socket created outside the sandbox is denied everywhere.
+//   - A seccomp filter (hand-written; a test decodes the generated program
+//     against every rule): system calls of a foreign architecture kill the
 //     process, x32 calls get ENOSYS; io_uring_*, ptrace, process_vm_*,
 //     bpf, perf_event_open, userfaultfd, keyctl, add_key, request_key,
 //     mount, umount2, pivot_root, chroot, open_tree(_attr), move_mount,
@@ -149,7 +180,12 @@
 // matches names strictly below its domain. Allowed names are resolved by
 // the host. There is no DNS inside: programs that ignore the proxy
 // variables get no network at all. The proxy stops, closing every tunnel,
-// when the sandbox's PID 1 exits. Without user namespaces Wrap refuses the
+// when the sandbox's PID 1 exits. The proxy serves at most ProxyMaxConns
+// (default 128) connections of one sandbox at once, and the proxies of one
+// process together at most a quarter of its RLIMIT_NOFILE (each
+// connection costs two descriptors), answering more with 503; it closes a connection through which nothing passed, either way,
+// for ProxyIdleTimeout (default 5 minutes): a command cannot exhaust the
+// host process's descriptors. Without user namespaces Wrap refuses the
 // allowlist even with AllowDegraded.
 //
 // Not protected:
@@ -159,7 +195,10 @@
 //     /dev/shm, /run, /home, /root and $HOME, unless ReadEverything): below
 //     Landlock ABI 9 a command can connect to a host socket it can name
 //     elsewhere (for example under /var/tmp or /srv, in a directory it
-//     cannot otherwise read).
+//     cannot otherwise read); from ABI 9 Landlock denies it.
+//   - Without user namespaces (AllowDegraded): no private /dev (Landlock
+//     still lets only the listed device files open), no unprivileged
+//     identity for a root host, no process limit and no private tmpfs.
 //   - Protected paths created after the start (of the command, or of the
 //     Launcher), or that are symlinks (only
 //     their target inside the root is protected; the link can be
@@ -167,7 +206,10 @@
 //     git branch -m, git remote add) fail inside the sandbox.
 //   - Anything the command writes into the workspace that people or agents
 //     run later outside the sandbox (Makefiles, package scripts, CI files).
-//   - Resource exhaustion beyond the given rlimits: no cgroups yet.
+//   - Memory and CPU beyond the given rlimits (no cgroups yet): the process
+//     count, the private tmpfs sizes and the proxy's connections are
+//     bounded, but many processes under the limit may still each use
+//     memory up to RLIMIT_AS.
 //   - With NetworkFull: the whole network of the host, UDP and MPTCP
 //     included.
 //   - With NetworkAllowlist: whatever the allowed destinations accept

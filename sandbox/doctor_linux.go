@@ -44,7 +44,7 @@ func probe() Capabilities {
 
 func detect() Capabilities {
 	c := Capabilities{OS: runtime.GOOS, Arch: runtime.GOARCH}
-	c.LandlockABI = landlockABI()
+	c.LandlockABI, c.LandlockNewest = landlockABI(), landlockNewestABI
 	if auditArch == 0 {
 		c.SeccompError = "no seccomp filter for " + runtime.GOARCH
 	} else if err := unix.Prctl(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err != nil {
@@ -56,6 +56,9 @@ func detect() Capabilities {
 		c.UserNamespacesError = err.Error()
 	} else {
 		c.UserNamespaces = true
+	}
+	if c.UserNamespaces {
+		probeIdentity(&c)
 	}
 	return c
 }

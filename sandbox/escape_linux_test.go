@@ -228,7 +228,7 @@ func (f *fixture) escapes() []escape {
 		return f.probe + " " + reexec.Marker + " " + testProbe + " " + strings.Join(args, " ")
 	}
 	eperm := "operation not permitted"
-	return []escape{
+	return append([]escape{
 		{name: "write /etc", script: "echo x > /etc/shellcap-escape"},
 		{name: "append to $HOME/.bashrc", script: "echo pwned >> " + f.home + "/.bashrc"},
 		{name: "write host /tmp file", script: "echo pwned > " + f.hostTmp + "/host.txt"},
@@ -300,7 +300,7 @@ func (f *fixture) escapes() []escape {
 		{name: "TIOCSTI", script: probe("tiocsti"), want: eperm},
 		{name: "TIOCSTI with high bits", script: probe("tiocsti-high-bits"), want: eperm},
 		{name: "TIOCLINUX", script: probe("tioclinux"), want: eperm},
-	}
+	}, f.boundaryEscapes()...)
 }
 
 func (f *fixture) escapeNamed(name string) escape {

@@ -27,7 +27,7 @@ var errNoHandoff = errors.New("sandbox: the helper sent no proxy listener")
 // startProxy creates the control socketpair and starts a proxy for rules
 // that waits on the host's end. It returns the helper's end, for
 // cmd.ExtraFiles.
-func startProxy(rules allowlist) (*os.File, error) {
+func startProxy(rules allowlist, limits proxyLimits) (*os.File, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: control socket: %w", err)
@@ -40,7 +40,7 @@ func startProxy(rules allowlist) (*os.File, error) {
 		return nil, fmt.Errorf("sandbox: control socket: %w", err)
 	}
 	host := os.NewFile(uintptr(fds[0]), "sandbox-control")
-	p := newProxy(rules)
+	p := newProxy(rules, limits)
 	if proxyStarted != nil {
 		proxyStarted(p)
 	}

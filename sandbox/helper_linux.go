@@ -68,6 +68,9 @@ func applyLayers(p *policy) error {
 	if err := unix.Chdir(p.Dir); err != nil {
 		return fmt.Errorf("chdir %s: %w", p.Dir, err)
 	}
+	if err := applyProcessLimit(p); err != nil {
+		return err
+	}
 	for _, r := range p.Rlimits {
 		if err := unix.Setrlimit(r.Resource, &unix.Rlimit{Cur: r.Soft, Max: r.Hard}); err != nil {
 			return fmt.Errorf("rlimit %d: %w", r.Resource, err)

@@ -3,145 +3,132 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"unsafe"
+	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// landlockABI returns the kernel's Landlock ABI version, 0 when absent.
+// landlockNewest is the newest Landlock configuration the library knows.
+// A kernel with a newer ABI is used at this level; an older kernel gets
+// the best-effort downgrade of it (see applyLandlock).
+var landlockNewest = landlock.V11
+
+// landlockNewestABI is the ABI version of landlockNewest.
+const landlockNewestABI = 11
+
+// landlockABI returns the Landlock ABI version the sandbox uses: the
+// kernel's, capped at the newest one the library knows, 0 when Landlock
+// is absent.
 func landlockABI() int {
-	v, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
-	if e != 0 {
+	v, err := ll.LandlockGetABIVersion()
+	if err != nil || v < 0 {
 		return 0
 	}
-	return int(v)
-}
-
-// fsRights are the filesystem rights Landlock ABI abi knows.
-func fsRights(abi int) uint64 {
-	r := uint64(unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE |
-		unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR |
-		unix.LANDLOCK_ACCESS_FS_REMOVE_DIR | unix.LANDLOCK_ACCESS_FS_REMOVE_FILE |
-		unix.LANDLOCK_ACCESS_FS_MAKE_CHAR | unix.LANDLOCK_ACCESS_FS_MAKE_DIR |
-		unix.LANDLOCK_ACCESS_FS_MAKE_REG | unix.LANDLOCK_ACCESS_FS_MAKE_SOCK |
-		unix.LANDLOCK_ACCESS_FS_MAKE_FIFO | unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-		unix.LANDLOCK_ACCESS_FS_MAKE_SYM)
-	if abi >= 2 {
-		r |= unix.LANDLOCK_ACCESS_FS_REFER
-	}
-	if abi >= 3 {
-		r |= unix.LANDLOCK_ACCESS_FS_TRUNCATE
-	}
-	if abi >= 5 {
-		r |= unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
-	}
-	return r
+	return min(v, landlockNewestABI)
 }
 
 // fileRights are the rights a rule on a non-directory may carry.
-const fileRights = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE |
-	unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE |
-	unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+const fileRights = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSWriteFile |
+	ll.AccessFSReadFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev)
 
 // readRights are granted on readable roots.
-const readRights = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE |
-	unix.LANDLOCK_ACCESS_FS_READ_DIR | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+const readRights = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSReadFile |
+	ll.AccessFSReadDir | ll.AccessFSIoctlDev)
 
-// rulesetAttr is struct landlock_ruleset_attr up to the scoped field.
-type rulesetAttr struct {
-	handledFS  uint64
-	handledNet uint64
-	scoped     uint64
+// grantedNever are handled but granted nowhere: connecting to a pathname
+// unix socket that a process outside the sandbox created (ABI 9), wherever
+// it lies. Sockets the command creates itself stay reachable.
+const grantedNever = landlock.AccessFSSet(ll.AccessFSResolveUnix)
+
+// landlockConfig is the ruleset for network n: every filesystem right the
+// library knows; every network right unless the network is full; signal
+// and abstract-socket scoping. BestEffort drops what the kernel's ABI
+// lacks, which the Report lists as downgrades (see plan).
+func landlockConfig(n Network) landlock.Config {
+	c := landlockNewest
+	if n == NetworkFull {
+		c.HandledAccessNet = 0
+	}
+	return c.BestEffort()
 }
 
-// applyLandlock restricts the calling thread (and what it execs) to the
-// policy's roots: all filesystem rights of the ABI are handled, TCP bind
-// and connect are denied unless the network is full (with the allowlist,
-// connect to the proxy's port stays allowed), and on ABI 6 and later
-// signals and abstract unix sockets are scoped to the sandbox.
-func applyLandlock(p *policy) error {
-	abi := p.LandlockABI
-	attr := rulesetAttr{handledFS: fsRights(abi)}
-	size := unsafe.Sizeof(attr.handledFS)
-	if abi >= 4 {
-		size = unsafe.Offsetof(attr.scoped)
-		if p.Network != NetworkFull {
-			attr.handledNet = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
+// landlockRules grants read rights on the readable roots, every handled
+// right but grantedNever on the writable ones and, with the allowlist,
+// TCP connect to the proxy's port. A root that does not exist is skipped
+// (system directories vary between distributions); a rule on a file
+// carries only the rights a file may have.
+func landlockRules(p *policy) ([]landlock.Rule, error) {
+	all := landlockNewest.HandledAccessFS &^ grantedNever
+	if p.LandlockABI < 2 {
+		// Asking for refer on ABI 1 would make the library's best
+		// effort drop Landlock altogether; ABI 1 denies it anyway.
+		all &^= ll.AccessFSRefer
+	}
+	var rules []landlock.Rule
+	add := func(path string, rights landlock.AccessFSSet) error {
+		fi, err := os.Stat(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
 		}
+		if err != nil {
+			return fmt.Errorf("landlock rule %s: %w", path, err)
+		}
+		if !fi.IsDir() {
+			rights &= fileRights
+		}
+		rules = append(rules, landlock.PathAccess(rights, path).IgnoreIfMissing())
+		return nil
 	}
-	if abi >= 6 {
-		size = unsafe.Sizeof(attr)
-		attr.scoped = unix.LANDLOCK_SCOPE_SIGNAL | unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
-	}
-	fd, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
-	if e != 0 {
-		return fmt.Errorf("landlock_create_ruleset: %w", e)
-	}
-	defer unix.Close(int(fd))
 	for _, r := range p.Readable {
-		if err := addPathRule(int(fd), r, readRights&attr.handledFS); err != nil {
-			return err
+		rights := readRights
+		if r == "/dev" {
+			// Listing only: the device files a command may open are
+			// granted one by one (deviceWritable), so no other device
+			// opens even where /dev is the host's (no mount namespace).
+			rights = ll.AccessFSReadDir
+		}
+		if err := add(r, rights); err != nil {
+			return nil, err
 		}
 	}
 	for _, w := range p.Writable {
-		if err := addPathRule(int(fd), w, attr.handledFS); err != nil {
-			return err
+		if err := add(w, all); err != nil {
+			return nil, err
 		}
 	}
-	if p.Network == NetworkAllowlist && attr.handledNet != 0 {
-		if err := addPortRule(int(fd), proxyPort, unix.LANDLOCK_ACCESS_NET_CONNECT_TCP); err != nil {
-			return err
-		}
+	if p.Network == NetworkAllowlist {
+		rules = append(rules, landlock.ConnectTCP(proxyPort))
 	}
-	if _, _, e := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); e != 0 {
-		return fmt.Errorf("landlock_restrict_self: %w", e)
-	}
-	return nil
+	return rules, nil
 }
 
-// addPathRule grants rights beneath path; a path that does not exist is
-// skipped (system directories vary between distributions).
-func addPathRule(ruleset int, path string, rights uint64) error {
-	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
-	if errors.Is(err, unix.ENOENT) {
-		return nil
-	}
+// applyLandlock restricts the calling thread (and what it execs or forks)
+// to the policy's roots. The go-landlock library builds the ruleset: it
+// handles the rights of the newest ABI it knows and downgrades, best
+// effort, to the kernel's (plan reports what the kernel's ABI lacks). The
+// thread enforces it itself, as the helper applies every layer to its
+// locked thread: the library's all-threads enforcement would need the
+// helper's own /proc/PID/task on kernels before ABI 8, which a launcher,
+// outside the pid namespace its procfs shows, does not have. no_new_privs
+// must already be set.
+func applyLandlock(p *policy) error {
+	rules, err := landlockRules(p)
 	if err != nil {
-		return fmt.Errorf("landlock rule %s: %w", path, err)
+		return err
+	}
+	fd, flags, err := landlockConfig(p.Network).NewRulesetFD(rules...)
+	if err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	if fd < 0 {
+		return errors.New("landlock: the kernel enforces nothing of the ruleset")
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return fmt.Errorf("landlock rule %s: %w", path, err)
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		rights &= fileRights
-	}
-	rule := unix.LandlockPathBeneathAttr{Allowed_access: rights, Parent_fd: int32(fd)}
-	_, _, e := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), unix.LANDLOCK_RULE_PATH_BENEATH,
-		uintptr(unsafe.Pointer(&rule)), 0, 0, 0)
-	if e != 0 {
-		return fmt.Errorf("landlock rule %s: %w", path, e)
-	}
-	return nil
-}
-
-// ruleNetPort is LANDLOCK_RULE_NET_PORT (ABI 4).
-const ruleNetPort = 2
-
-// netPortAttr is struct landlock_net_port_attr.
-type netPortAttr struct {
-	allowedAccess uint64
-	port          uint64
-}
-
-// addPortRule grants the TCP rights on port.
-func addPortRule(ruleset int, port int, rights uint64) error {
-	rule := netPortAttr{allowedAccess: rights, port: uint64(port)}
-	_, _, e := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), ruleNetPort,
-		uintptr(unsafe.Pointer(&rule)), 0, 0, 0)
-	if e != 0 {
-		return fmt.Errorf("landlock rule for port %d: %w", port, e)
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
 	return nil
 }

@@ -148,6 +148,15 @@ func startLauncher(cfg Config) (*launcherProc, *Report, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	base := launcherProxyFD // after the policy and the control socket
+	if pol.Network == NetworkAllowlist {
+		base++ // and the proxy's
+	}
+	idFiles, err := identityFiles(pol, rep, base, cfg.AllowDegraded)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer closeFiles(idFiles)
 	pr, err := encodePolicy(pol)
 	if err != nil {
 		return nil, nil, err
@@ -167,7 +176,7 @@ func startLauncher(cfg Config) (*launcherProc, *Report, error) {
 	files := []*os.File{pr, remote}
 	if pol.Network == NetworkAllowlist {
 		// The proxy serves until the launcher, whose pidfd it gets, exits.
-		proxyCtl, err := startProxy(pol.allow)
+		proxyCtl, err := startProxy(pol.allow, pol.proxy)
 		if err != nil {
 			unix.Close(pair[0])
 			return nil, nil, err
@@ -175,6 +184,7 @@ func startLauncher(cfg Config) (*launcherProc, *Report, error) {
 		defer proxyCtl.Close()
 		files = append(files, proxyCtl)
 	}
+	files = append(files, idFiles...)
 	cmd := &exec.Cmd{
 		Path:       self,
 		Args:       []string{"shellcap-sandbox-launcher", reexec.Marker, launcherEntry},

@@ -58,6 +58,10 @@ func setupMounts(p *policy) error {
 	}
 	var keep []kept
 	clone := func(path string, readOnly bool) error {
+		if fd := p.idMountFor(path); fd >= 0 {
+			keep = append(keep, kept{path, fd}) // idmapped by the host
+			return nil
+		}
 		fd, err := unix.OpenTree(unix.AT_FDCWD, path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
 		if err != nil {
 			return fmt.Errorf("clone mount %s: %w", path, err)
@@ -80,7 +84,7 @@ func setupMounts(p *policy) error {
 		}
 	}
 	for _, r := range p.Readable {
-		if isBuiltinRoot(r) || isSystemRoot(r) || !underAny(r, masked) {
+		if p.idMountFor(r) < 0 && (isBuiltinRoot(r) || isSystemRoot(r) || !underAny(r, masked)) {
 			continue
 		}
 		if err := clone(r, true); err != nil {
@@ -102,8 +106,13 @@ func setupMounts(p *policy) error {
 			return fmt.Errorf("mount /sys: %w", err)
 		}
 	}
-	if err := privatePTYs(); err != nil {
+	if err := privateDev(); err != nil {
 		return err
+	}
+	if p.HideRootFiles {
+		if err := hideRootFiles(); err != nil {
+			return err
+		}
 	}
 	for _, d := range masked {
 		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
@@ -113,7 +122,7 @@ func setupMounts(p *policy) error {
 		if !slices.Contains(privateDirs, d) {
 			mode = "mode=755" // /run and home directories: nothing to share
 		}
-		if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, mode); err != nil {
+		if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, tmpfsOptions(mode, p.TmpSize)); err != nil {
 			return fmt.Errorf("mount tmpfs on %s: %w", d, err)
 		}
 	}
@@ -134,23 +143,6 @@ func setupMounts(p *policy) error {
 		if err := protect(w); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// privatePTYs replaces the host's /dev/pts with a new devpts instance and
-// /dev/ptmx with its multiplexer: terminals the command opens are its own,
-// and the host's terminals (an ssh session, the terminal the agent runs
-// in), which /dev/pts would otherwise name, are out of reach.
-func privatePTYs() error {
-	if _, err := os.Stat("/dev/pts"); err != nil {
-		return nil // no devpts to hide
-	}
-	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
-		return fmt.Errorf("mount a private /dev/pts: %w", err)
-	}
-	if err := unix.Mount("/dev/pts/ptmx", "/dev/ptmx", "", unix.MS_BIND, ""); err != nil {
-		return fmt.Errorf("bind /dev/pts/ptmx over /dev/ptmx: %w", err)
 	}
 	return nil
 }

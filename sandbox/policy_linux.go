@@ -31,14 +31,36 @@ type policy struct {
 	// namespace: only a process inside that namespace can mount its procfs.
 	ProcByInit bool `json:"proc_by_init,omitempty"`
 
+	// SwitchID runs the helper and the command as sandboxHostID on the
+	// host (uid and gid 0 inside); IDMounts are then the idmapped mounts
+	// of the granted roots the host made, by helper descriptor, and
+	// granted the roots they are made of (see identity_linux.go).
+	// HideRootFiles hides hiddenRootFiles: the fallback of a root host
+	// without the unprivileged identity.
+	HideRootFiles bool      `json:"hide_root_files,omitempty"`
+	SwitchID      bool      `json:"switch_id,omitempty"`
+	IDMounts      []idMount `json:"id_mounts,omitempty"`
+	granted       []grantedRoot
+	// noProcessLimit, when set, says why the configuration itself rules
+	// the process limit out.
+	noProcessLimit string
+
 	// allow is the parsed Config.Allow. It stays in Wrap's process, where
 	// the proxy enforces it; the helper never sees it.
 	allow allowlist
+	// proxy bounds the allowlist proxy; like allow, it stays in Wrap's
+	// process.
+	proxy proxyLimits
 
-	Rlimits     []Rlimit `json:"rlimits"`
-	DropCaps    bool     `json:"drop_caps"`
-	LandlockABI int      `json:"landlock_abi"`
-	Seccomp     bool     `json:"seccomp"`
+	Rlimits []Rlimit `json:"rlimits"`
+	// ProcessLimit, when not zero, is the RLIMIT_NPROC of the sandbox's
+	// own user namespace, set before Rlimits.
+	ProcessLimit uint64 `json:"process_limit,omitempty"`
+	// TmpSize is the size of each private tmpfs, in bytes.
+	TmpSize     int64 `json:"tmp_size,omitempty"`
+	DropCaps    bool  `json:"drop_caps"`
+	LandlockABI int   `json:"landlock_abi"`
+	Seccomp     bool  `json:"seccomp"`
 }
 
 // systemReadable are the read-only roots every confined profile may read and

@@ -49,6 +49,7 @@ var (
 // anything.
 type proxy struct {
 	rules  allowlist
+	limits proxyLimits
 	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
 	dial   func(ctx context.Context, network, address string) (net.Conn, error)
 
@@ -60,13 +61,15 @@ type proxy struct {
 	closed bool
 	ln     net.Listener
 	conns  map[net.Conn]struct{}
-	wg     sync.WaitGroup
+	// clients counts the client connections being served.
+	clients int
+	wg      sync.WaitGroup
 }
 
-func newProxy(rules allowlist) *proxy {
+func newProxy(rules allowlist, limits proxyLimits) *proxy {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &proxy{
-		rules: rules, lookup: proxyLookup, dial: proxyDial,
+		rules: rules, limits: limits, lookup: proxyLookup, dial: proxyDial,
 		ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		conns: map[net.Conn]struct{}{},
 	}
@@ -105,7 +108,12 @@ func (p *proxy) accept(ln net.Listener) {
 			continue
 		}
 		backoff = time.Millisecond
-		if !p.track(c) || !p.spawn(func() { p.handle(c) }) {
+		if why := p.admit(); why != "" {
+			refuseBusy(c, why)
+			continue
+		}
+		if !p.track(c) || !p.spawn(func() { defer p.leave(); p.handle(c) }) {
+			p.leave()
 			c.Close()
 			return
 		}
@@ -194,26 +202,31 @@ func (p *proxy) handle(c net.Conn) {
 		return
 	}
 	lim.left = -1
-	c.SetReadDeadline(time.Time{})
+	// From here on, the connection and its destination share an idle
+	// timer.
+	act := newActivity()
+	ic := &idleConn{Conn: c, idle: p.limits.idle, act: act}
+	lim.r = ic
 	if req.Method == http.MethodConnect {
-		p.tunnel(c, br, req)
+		p.tunnel(ic, br, req, act)
 		return
 	}
-	p.forward(c, req)
+	p.forward(ic, req, act)
 }
 
 // tunnel answers CONNECT host:port: after the check, it connects and copies
 // both ways until both sides are done.
-func (p *proxy) tunnel(c net.Conn, br *bufio.Reader, req *http.Request) {
+func (p *proxy) tunnel(c net.Conn, br *bufio.Reader, req *http.Request, act *activity) {
 	if strings.HasPrefix(req.RequestURI, "/") {
 		reply(c, http.StatusBadRequest, "CONNECT takes host:port")
 		return
 	}
-	up, ok := p.open(c, req.RequestURI)
+	raw, ok := p.open(c, req.RequestURI)
 	if !ok {
 		return
 	}
-	defer p.release(up)
+	defer p.release(raw)
+	up := &idleConn{Conn: raw, idle: p.limits.idle, act: act}
 	if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
 		return
 	}
@@ -232,7 +245,7 @@ func (p *proxy) tunnel(c net.Conn, br *bufio.Reader, req *http.Request) {
 
 // forward passes one absolute-form request (GET http://host/path) to its
 // destination and the response back, then closes the connection.
-func (p *proxy) forward(c net.Conn, req *http.Request) {
+func (p *proxy) forward(c net.Conn, req *http.Request, act *activity) {
 	if !req.URL.IsAbs() || req.URL.Host == "" {
 		reply(c, http.StatusBadRequest, "this proxy takes CONNECT host:port or absolute-form requests such as GET http://host/path")
 		return
@@ -245,11 +258,12 @@ func (p *proxy) forward(c net.Conn, req *http.Request) {
 	if req.URL.Port() == "" {
 		hostport = net.JoinHostPort(req.URL.Hostname(), "80")
 	}
-	up, ok := p.open(c, hostport)
+	raw, ok := p.open(c, hostport)
 	if !ok {
 		return
 	}
-	defer p.release(up)
+	defer p.release(raw)
+	up := &idleConn{Conn: raw, idle: p.limits.idle, act: act}
 	if strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
 		// The body is sent whole below: ask for it now rather than let
 		// the client wait out its own timer.

@@ -32,7 +32,7 @@ func newHostProxy(t *testing.T, rules ...string) *hostProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &hostProxy{proxy: newProxy(al)}
+	h := &hostProxy{proxy: newProxy(al, defaultProxyLimits)}
 	h.lookup = func(ctx context.Context, host string) ([]netip.Addr, error) {
 		h.mu.Lock()
 		h.lookups = append(h.lookups, host)
@@ -247,7 +247,7 @@ func TestProxyHandoffEOF(t *testing.T) {
 	var started *proxy
 	proxyStarted = func(p *proxy) { started = p }
 	defer func() { proxyStarted = nil }()
-	ctl, err := startProxy(nil)
+	ctl, err := startProxy(nil, defaultProxyLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestProxyHandoff(t *testing.T) {
 	proxyStarted = func(p *proxy) { started = p }
 	defer func() { proxyStarted = nil }()
 	al, _, _ := parseAllowlist([]string{"127.0.0.1:" + strconv.Itoa(port)})
-	ctl, err := startProxy(al)
+	ctl, err := startProxy(al, defaultProxyLimits)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Profile says how much of the machine a sandboxed command may touch.
@@ -77,7 +78,10 @@ type Config struct {
 	// the workspace and ExtraReadable: useful for a read-only review of a
 	// machine, at the price of exposing the user's files (~/.ssh among
 	// them) to reading. Writes stay limited as the profile says; /tmp,
-	// /dev/shm and /run are still private.
+	// /dev/shm and /run are still private. On a root host the command
+	// then stays the host's root, to read what root may: files only root
+	// may read are readable, and the process limit, which the kernel does
+	// not apply to root, is not enforced (the Report says both).
 	ReadEverything bool
 	// Network is the network access; zero means NetworkNone.
 	Network Network
@@ -93,6 +97,27 @@ type Config struct {
 	Allow []string
 	// Rlimits are set in the helper, in order, before the command starts.
 	Rlimits []Rlimit
+	// ProcessLimit bounds the processes and threads of one sandbox (one
+	// command through Wrap, every command of a Launcher together). Zero
+	// means DefaultProcessLimit; a negative value lifts the limit. It is
+	// RLIMIT_NPROC, which the kernel counts per user and per user
+	// namespace: with the sandbox's own user namespace it counts only
+	// the sandbox's processes. Without one (no user namespaces, or
+	// FullAccess) it is not applied, since it would count every process
+	// of the user on the host; the Report says so.
+	ProcessLimit int
+	// TmpSize bounds, in bytes, each private tmpfs: /tmp, /dev/shm, /run
+	// and the hidden home directories. Zero means DefaultTmpSize. A write
+	// beyond it fails with ENOSPC ("No space left on device").
+	TmpSize int64
+	// ProxyMaxConns bounds the connections the NetworkAllowlist proxy
+	// holds open for one sandbox at once; a connection beyond it gets
+	// "503 Service Unavailable" and is closed. Zero means
+	// DefaultProxyConns.
+	ProxyMaxConns int
+	// ProxyIdleTimeout closes a proxy connection through which no byte
+	// passed, either way, for this long. Zero means DefaultProxyIdle.
+	ProxyIdleTimeout time.Duration
 	// AllowDegraded lets Wrap run with a layer this machine cannot enforce
 	// (no user namespaces, no Landlock, no seccomp). The Report lists every
 	// such downgrade. When false, a missing layer makes Wrap fail.
@@ -149,6 +174,22 @@ type Report struct {
 	// canonical form, and the proxy's URL inside the sandbox.
 	Allow []string `json:"allow,omitempty"`
 	Proxy string   `json:"proxy,omitempty"`
+	// ProxyMaxConns and ProxyIdleTimeout bound the proxy, with
+	// NetworkAllowlist.
+	ProxyMaxConns    int           `json:"proxy_max_conns,omitempty"`
+	ProxyIdleTimeout time.Duration `json:"proxy_idle_timeout,omitempty"`
+	// ProcessLimit is the process limit the sandbox enforces, 0 when it
+	// enforces none (Downgrades then says why, unless Config lifted it).
+	ProcessLimit int `json:"process_limit,omitempty"`
+	// TmpSize is the size, in bytes, of each private tmpfs (/tmp,
+	// /dev/shm, /run, hidden home directories); 0 without them.
+	TmpSize int64 `json:"tmp_size,omitempty"`
+	// Identity says who the command is to the host's files and process
+	// limits.
+	Identity string `json:"identity,omitempty"`
+	// Devices are the names in the private /dev, empty when the command
+	// sees the host's /dev.
+	Devices []string `json:"devices,omitempty"`
 }
 
 // Text renders the report for people and models, one fact per line.
@@ -165,6 +206,21 @@ func (r *Report) Text() string {
 			allow = "nothing"
 		}
 		fmt.Fprintf(&b, "network only through the proxy %s, to: %s\n", r.Proxy, allow)
+	}
+	if r.Network == NetworkAllowlist && r.ProxyMaxConns > 0 {
+		fmt.Fprintf(&b, "proxy: at most %d connections at once, each closed after %v without traffic\n", r.ProxyMaxConns, r.ProxyIdleTimeout)
+	}
+	if r.Identity != "" {
+		fmt.Fprintf(&b, "identity: %s\n", r.Identity)
+	}
+	if len(r.Devices) > 0 {
+		fmt.Fprintf(&b, "devices: a private /dev with only %s\n", strings.Join(r.Devices, ", "))
+	}
+	if r.ProcessLimit > 0 {
+		fmt.Fprintf(&b, "process limit: %d processes and threads (RLIMIT_NPROC of the sandbox's own user namespace)\n", r.ProcessLimit)
+	}
+	if r.TmpSize > 0 {
+		fmt.Fprintf(&b, "private tmpfs: /tmp, /dev/shm, /run and hidden home directories hold at most %s each\n", sizeText(r.TmpSize))
 	}
 	if r.LandlockABI > 0 {
 		fmt.Fprintf(&b, "landlock ABI %d\n", r.LandlockABI)
@@ -204,9 +260,20 @@ type Capabilities struct {
 	UserNamespacesError string `json:"user_namespaces_error,omitempty"`
 	// LandlockABI is the Landlock ABI version, 0 when Landlock is absent.
 	LandlockABI int `json:"landlock_abi"`
+	// LandlockNewest is the newest Landlock ABI the sandbox knows.
+	LandlockNewest int `json:"landlock_newest,omitempty"`
 	// Seccomp reports seccomp filter support for this architecture.
 	Seccomp      bool   `json:"seccomp"`
 	SeccompError string `json:"seccomp_error,omitempty"`
+	// Identity says who a sandboxed command is to the host's files and
+	// process limits; IdentityError says why a root host's commands
+	// cannot run under the unprivileged identity (Wrap then refuses
+	// unless AllowDegraded).
+	Identity      string `json:"identity,omitempty"`
+	IdentityError string `json:"identity_error,omitempty"`
+	// Protections say, one line each, what a sandbox with the default
+	// Config protects beyond the layers above, and how.
+	Protections []string `json:"protections,omitempty"`
 }
 
 // Text renders the capabilities for `shellcap sandbox doctor`.
@@ -214,12 +281,12 @@ func (c Capabilities) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "platform: %s/%s\n", c.OS, c.Arch)
 	if c.UserNamespaces {
-		b.WriteString("user namespaces: yes (user, mount, pid, net, ipc, uts; private /proc, /tmp, /dev/shm)\n")
+		b.WriteString("user namespaces: yes (user, mount, pid, net, ipc, uts; private /proc, /dev, /tmp, /dev/shm)\n")
 	} else {
 		fmt.Fprintf(&b, "user namespaces: no (%s)\n", c.UserNamespacesError)
 	}
 	if c.LandlockABI > 0 {
-		fmt.Fprintf(&b, "landlock: ABI %d\n", c.LandlockABI)
+		fmt.Fprintf(&b, "landlock: ABI %d (through go-landlock, which knows up to ABI %d and downgrades to the kernel's)\n", c.LandlockABI, c.LandlockNewest)
 	} else {
 		b.WriteString("landlock: no\n")
 	}
@@ -227,6 +294,15 @@ func (c Capabilities) Text() string {
 		b.WriteString("seccomp: yes\n")
 	} else {
 		fmt.Fprintf(&b, "seccomp: no (%s)\n", c.SeccompError)
+	}
+	if c.Identity != "" {
+		fmt.Fprintf(&b, "identity: %s\n", c.Identity)
+	}
+	if c.IdentityError != "" {
+		fmt.Fprintf(&b, "identity: NOT the unprivileged one (%s)\n", c.IdentityError)
+	}
+	for _, p := range c.Protections {
+		fmt.Fprintf(&b, "protected: %s\n", p)
 	}
 	return b.String()
 }

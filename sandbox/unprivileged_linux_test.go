@@ -62,6 +62,8 @@ func unprivilegedTests() []string {
 		"TestNetworkFull", "TestNoSurvivors", "TestRlimits", "TestHostPty",
 		"TestDegradedLandlock", "TestDegradedUserNamespaces", "TestDegradedEscapes",
 		"TestDescriptorsInside", "TestHostFileDescriptorRefused",
+		"TestBoundaryCalibration", "TestPrivateDev", "TestWorkspaceOwnership", "TestProcessLimit", "TestTmpSize", "TestProxyBounds",
+		"TestDoctorProtections", "TestLandlockRules", "TestProxyBudget",
 	}
 	if goBuildRuns() {
 		ts = append(ts, "TestSanityGoBuild")

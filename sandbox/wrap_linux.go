@@ -72,24 +72,36 @@ func Wrap(cmd *exec.Cmd, cfg Config) (*Report, error) {
 			return nil, err
 		}
 	}
+	base := 4 // after the policy
+	if pol.Network == NetworkAllowlist {
+		base++ // and the proxy's control socket
+	}
+	idFiles, err := identityFiles(pol, rep, base, cfg.AllowDegraded)
+	if err != nil {
+		return nil, err
+	}
 	r, err := encodePolicy(pol)
 	if err != nil {
+		closeFiles(idFiles)
 		return nil, err
 	}
 	self, err := reexec.Self()
 	if err != nil {
 		r.Close()
+		closeFiles(idFiles)
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	files := []*os.File{r}
 	if pol.Network == NetworkAllowlist {
-		ctl, err := startProxy(pol.allow)
+		ctl, err := startProxy(pol.allow, pol.proxy)
 		if err != nil {
 			r.Close()
+			closeFiles(idFiles)
 			return nil, err
 		}
 		files = append(files, ctl)
 	}
+	files = append(files, idFiles...)
 	cmd.Path = self
 	cmd.Args = []string{"shellcap-sandbox", reexec.Marker, helperEntry}
 	cmd.Env = []string{}
@@ -151,6 +163,14 @@ func helperAttr(orig *syscall.SysProcAttr, pol *policy) *syscall.SysProcAttr {
 	sp.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	sp.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	sp.GidMappingsEnableSetgroups = false
+	if pol.SwitchID {
+		// uid and gid 0 inside are sandboxHostID outside, with no
+		// supplementary group (root's would still open group-readable
+		// files).
+		sp.UidMappings, sp.GidMappings = idMaps()
+		sp.GidMappingsEnableSetgroups = true
+		sp.Credential = &syscall.Credential{Uid: 0, Gid: 0, Groups: []uint32{}}
+	}
 	// Capabilities in the new user namespace vanish at the helper's execve
 	// unless the helper's uid is 0 there; ambient ones survive it.
 	sp.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
@@ -182,6 +202,10 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 		return nil, nil, err
 	}
 	allow, allowText, err := cfg.allowlist(netw)
+	if err != nil {
+		return nil, nil, err
+	}
+	bnd, err := cfg.bounds()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -303,6 +327,8 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 	if len(cfg.Rlimits) > 0 {
 		rep.Layers = append(rep.Layers, LayerRlimits)
 	}
+	planIdentity(pol, rep, prof, extraW, extraR, cfg.ReadEverything)
+	planBounds(pol, rep, bnd, os.Geteuid() == 0 && !pol.SwitchID, degrade)
 	pol.DropCaps = true
 	rep.Layers = append(rep.Layers, LayerCapDrop, LayerNoNewPrivs)
 

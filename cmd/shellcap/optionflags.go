@@ -35,6 +35,9 @@ type optionFlags struct {
 		sandbox, sandboxNet                       string
 		sandboxAllow, allowHost                   []string
 		sandboxReadAll                            bool
+		sandboxProcs, sandboxProxyConns           int
+		sandboxTmpSize                            byteSize
+		sandboxProxyIdle                          time.Duration
 	}
 }
 
@@ -74,6 +77,10 @@ func (o *optionFlags) register(f *pflag.FlagSet) {
 	f.StringSliceVar(&v.allowHost, "allow-host", nil, "let sandboxed commands reach this host (HOST for port 443, or HOST:PORT; *.example.com for subdomains) through the allowlist proxy (repeatable)")
 	f.StringSliceVar(&v.sandboxAllow, "sandbox-allow", nil, "host:port a sandboxed command may reach with --sandbox-network allowlist (repeatable; *.example.com:443 for subdomains)")
 	f.BoolVar(&v.sandboxReadAll, "sandbox-read-everything", false, "let sandboxed commands read the whole filesystem (~/.ssh included), not only system directories and the workspace")
+	f.IntVar(&v.sandboxProcs, "sandbox-process-limit", 0, "processes and threads one sandbox may hold (default 512; negative: none)")
+	f.Var(&v.sandboxTmpSize, "sandbox-tmp-size", "size of each private tmpfs of the sandbox: /tmp, /dev/shm, /run (default 1GiB)")
+	f.IntVar(&v.sandboxProxyConns, "sandbox-proxy-max-conns", 0, "connections the allowlist proxy holds open for one sandbox (default 128)")
+	f.DurationVar(&v.sandboxProxyIdle, "sandbox-proxy-idle-timeout", 0, "close a proxy connection silent this long (default 5m)")
 	f.BoolVar(&v.approval, "approval-rules", false, "use the approval rule set: read-only commands run, destructive ones are denied, the rest need approval")
 }
 
@@ -124,6 +131,10 @@ func (o *optionFlags) layer(f *pflag.FlagSet) (*config.File, error) {
 		}
 	}
 	set("sandbox-read-everything", func() { l.SandboxReadEverything = &v.sandboxReadAll })
+	set("sandbox-process-limit", func() { l.SandboxProcessLimit = &v.sandboxProcs })
+	set("sandbox-tmp-size", func() { l.SandboxTmpSize = new(int64(v.sandboxTmpSize)) })
+	set("sandbox-proxy-max-conns", func() { l.SandboxProxyMaxConns = &v.sandboxProxyConns })
+	set("sandbox-proxy-idle-timeout", func() { l.SandboxProxyIdleTimeout = &v.sandboxProxyIdle })
 	if v.policyFile != "" {
 		// A policy file describes the whole policy: it replaces the
 		// policy of the lower layers.

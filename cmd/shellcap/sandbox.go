@@ -73,6 +73,18 @@ func planSandbox(eff *config.File) sandboxPlan {
 	if eff.SandboxReadEverything != nil {
 		p.cfg.ReadEverything = *eff.SandboxReadEverything
 	}
+	if eff.SandboxProcessLimit != nil {
+		p.cfg.ProcessLimit = *eff.SandboxProcessLimit
+	}
+	if eff.SandboxTmpSize != nil {
+		p.cfg.TmpSize = *eff.SandboxTmpSize
+	}
+	if eff.SandboxProxyMaxConns != nil {
+		p.cfg.ProxyMaxConns = *eff.SandboxProxyMaxConns
+	}
+	if eff.SandboxProxyIdleTimeout != nil {
+		p.cfg.ProxyIdleTimeout = *eff.SandboxProxyIdleTimeout
+	}
 	return p
 }
 
