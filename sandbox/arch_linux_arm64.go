@@ -7,3 +7,6 @@ const auditArch = unix.AUDIT_ARCH_AARCH64
 
 // x32Bit is zero: arm64 has no x32-style system call range.
 const x32Bit = 0
+
+// legacyModeCalls is empty: arm64 has only the *at calls.
+var legacyModeCalls []modeCall

@@ -7,3 +7,6 @@ package sandbox
 const auditArch = 0
 
 const x32Bit = 0
+
+// legacyModeCalls is empty: no filter is built.
+var legacyModeCalls []modeCall

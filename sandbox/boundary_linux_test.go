@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -53,6 +54,8 @@ func boundaryAttack(name string, args []string) error {
 		return ""
 	}
 	switch name {
+	case "create-mode", "mknod-mode", "openat2-mode", "fchmod", "fchmodat2":
+		return setModeAttack(name, arg(0), arg(1))
 	case "open":
 		// Opening is the attack: a console or serial line that opens
 		// can be read.
@@ -200,9 +203,72 @@ func (f *fixture) boundaryEscapes() []escape {
 		{name: "read /etc/shadow", script: "cat /etc/shadow >/dev/null"},
 		{name: "read /etc/gshadow", script: "cat /etc/gshadow >/dev/null"},
 		{name: "1000 background sleeps", script: probe("spawn", "1000"), want: "resource temporarily unavailable"},
+		{name: "chmod u+s a workspace file", script: "touch s && chmod u+s s && test -u s"},
+		{name: "chmod g+s a workspace file", script: "touch g && chmod g+s g && test -g g"},
+		{name: "install -m 4755 into the workspace", script: "install -m 4755 /dev/null i && test -u i"},
+		{name: "create a setuid file with open", script: probe("create-mode", "o", "4755")},
+		{name: "create a setgid file with open", script: probe("create-mode", "og", "2755")},
+		{name: "mknod a setuid file", script: probe("mknod-mode", "n", "4755")},
+		{name: "openat2 a setuid file", script: probe("openat2-mode", "o2", "4755")},
+		{name: "fchmod u+s", script: "touch f1 && " + probe("fchmod", "f1", "4755")},
+		{name: "fchmodat2 u+s", script: "touch f2 && " + probe("fchmodat2", "f2", "4755")},
 		{name: "private /tmp larger than its limit", script: tmpfsBigger("/tmp", DefaultTmpSize)},
 		{name: "private /dev/shm larger than its limit", script: tmpfsBigger("/dev/shm", DefaultTmpSize)},
 	}
+}
+
+// setModeAttack gives the workspace file path the mode bits mode (octal)
+// by one of several system calls, and gets through when the file then
+// carries a setuid or setgid bit.
+func setModeAttack(how, path, mode string) error {
+	m, err := strconv.ParseUint(mode, 8, 32)
+	if err != nil {
+		return err
+	}
+	switch how {
+	case "create-mode":
+		fd, err := unix.Openat(unix.AT_FDCWD, path, unix.O_CREAT|unix.O_WRONLY|unix.O_CLOEXEC, uint32(m))
+		if err != nil {
+			return err
+		}
+		unix.Close(fd)
+	case "mknod-mode":
+		if err := unix.Mknodat(unix.AT_FDCWD, path, unix.S_IFREG|uint32(m), 0); err != nil {
+			return err
+		}
+	case "openat2-mode":
+		fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_CREAT | unix.O_WRONLY | unix.O_CLOEXEC, Mode: m})
+		if err != nil {
+			return err
+		}
+		unix.Close(fd)
+	case "fchmod":
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		if err := unix.Fchmod(fd, uint32(m)); err != nil {
+			return err
+		}
+	case "fchmodat2":
+		p, err := unix.BytePtrFromString(path)
+		if err != nil {
+			return err
+		}
+		dirfd := unix.AT_FDCWD
+		if _, _, e := unix.Syscall6(unix.SYS_FCHMODAT2, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(m), 0, 0, 0); e != 0 {
+			return e
+		}
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return err
+	}
+	if st.Mode&(unix.S_ISUID|unix.S_ISGID) == 0 {
+		return fmt.Errorf("mode %#o: no setuid or setgid bit", st.Mode&0o7777)
+	}
+	return nil
 }
 
 // tmpfsBigger is a script that succeeds when the filesystem at dir may

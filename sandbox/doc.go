@@ -141,7 +141,13 @@
 //     kexec_*, *_module and open_by_handle_at get EPERM; clone with any
 //     namespace flag gets EPERM and clone3 ENOSYS (libc falls back to
 //     clone); ioctl TIOCSTI and TIOCLINUX (compared on 32 bits) get EPERM;
-//     socket and socketpair with AF_VSOCK get EPERM, and with NetworkNone
+//     setting a setuid or setgid bit gets EPERM (chmod, fchmod, fchmodat,
+//     fchmodat2, mknod(at), creat, and open(at) with O_CREAT or O_TMPFILE),
+//     so no file the command leaves runs with its owner's identity for
+//     whoever runs it later, and openat2 gets ENOSYS (its mode is out of
+//     the filter's reach; libc falls back to openat). A chmod of a
+//     directory that already has its setgid bit fails too, since chmod
+//     passes the bit it keeps; socket and socketpair with AF_VSOCK get EPERM, and with NetworkNone
 //     any family but AF_UNIX does (AF_INET and AF_INET6 are allowed with
 //     NetworkAllowlist, whose namespace has nothing else to reach).
 //   - Every descriptor but 0, 1 and 2 is closed at exec, so descriptors the

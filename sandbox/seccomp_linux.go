@@ -35,7 +35,39 @@ const (
 	offArch = 4
 	offArg0 = 16
 	offArg1 = 24
+	offArg2 = 32
+	offArg3 = 40
 )
+
+// argOff is the offset of system call argument i in struct seccomp_data.
+func argOff(i int) uint32 { return offArg0 + 8*uint32(i) }
+
+// modeCall is a system call that gives a new or existing file its mode
+// bits: mode is the index of the mode argument, flags that of open's flags
+// (-1 when the call always sets the mode).
+type modeCall struct {
+	nr          uint32
+	flags, mode int
+}
+
+// modeCalls are the calls that set mode bits on every architecture; the
+// architecture files add the legacy ones (open, creat, chmod, mknod) where
+// they exist.
+var modeCalls = append([]modeCall{
+	{unix.SYS_OPENAT, 2, 3},
+	{unix.SYS_FCHMOD, -1, 1},
+	{unix.SYS_FCHMODAT, -1, 2},
+	{unix.SYS_FCHMODAT2, -1, 2},
+	{unix.SYS_MKNODAT, -1, 2},
+}, legacyModeCalls...)
+
+// privilegeModeBits are the mode bits no sandboxed command may set: a
+// setuid or setgid file left in the workspace would run with its owner's
+// or group's identity when someone outside the sandbox runs it later.
+const privilegeModeBits = unix.S_ISUID | unix.S_ISGID
+
+// createFlags are the open flags under which the mode argument is used.
+const createFlags = unix.O_CREAT | (unix.O_TMPFILE &^ unix.O_DIRECTORY)
 
 const (
 	retAllow  = unix.SECCOMP_RET_ALLOW
@@ -65,9 +97,12 @@ func ifSyscall(nr uint32, body ...unix.SockFilter) []unix.SockFilter {
 // seccompProgram builds the filter: foreign architectures are killed, x32
 // calls get ENOSYS, the denied calls EPERM, clone with namespace flags
 // EPERM, clone3 ENOSYS (so libc falls back to clone, whose flags can be
-// checked), TIOCSTI and TIOCLINUX EPERM, AF_VSOCK sockets EPERM and, without
-// network, every socket family but AF_UNIX EPERM; with the allowlist,
-// AF_INET and AF_INET6 are allowed too.
+// checked), TIOCSTI and TIOCLINUX EPERM, setting the setuid or setgid bit
+// (chmod, fchmod, fchmodat, fchmodat2, mknod, creat, and open with O_CREAT
+// or O_TMPFILE) EPERM, openat2 ENOSYS (its mode lies in a struct the filter
+// cannot read; libc falls back to openat), AF_VSOCK sockets EPERM and,
+// without network, every socket family but AF_UNIX EPERM; with the
+// allowlist, AF_INET and AF_INET6 are allowed too.
 func seccompProgram(netw Network) []unix.SockFilter {
 	p := []unix.SockFilter{
 		loadAbs(offArch),
@@ -87,6 +122,10 @@ func seccompProgram(netw Network) []unix.SockFilter {
 		jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, nsCloneFlags, 0, 1),
 		ret(retEPERM),
 		ret(retAllow))...)
+	p = append(p, ifSyscall(unix.SYS_OPENAT2, ret(retENOSYS))...)
+	for _, c := range modeCalls {
+		p = append(p, ifSyscall(c.nr, modeGuard(c)...)...)
+	}
 	p = append(p, ifSyscall(unix.SYS_IOCTL,
 		loadAbs(offArg1),
 		jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.TIOCSTI, 2, 0),
@@ -119,6 +158,25 @@ func seccompProgram(netw Network) []unix.SockFilter {
 		}
 	}
 	return append(p, ret(retAllow))
+}
+
+// modeGuard is the body of a mode call's block: EPERM when the mode
+// argument carries a privilege bit (and, for open, the flags create a
+// file), else allow.
+func modeGuard(c modeCall) []unix.SockFilter {
+	check := []unix.SockFilter{
+		loadAbs(argOff(c.mode)),
+		jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, privilegeModeBits, 0, 1),
+		ret(retEPERM),
+		ret(retAllow),
+	}
+	if c.flags < 0 {
+		return check
+	}
+	return append([]unix.SockFilter{
+		loadAbs(argOff(c.flags)),
+		jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, createFlags, 0, uint8(len(check)-1)),
+	}, check...)
 }
 
 // The filter stays hand-written rather than assembled by a library such

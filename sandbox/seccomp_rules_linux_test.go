@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 
@@ -13,9 +14,36 @@ import (
 // system call number, every socket family, each namespace flag of clone
 // and the architecture check.
 
+// wantModeArgs are the calls that set mode bits, written out apart from
+// the generator: the index of the mode argument and of open's flags (-1:
+// none). amd64 has the legacy calls too (open 2, creat 85, chmod 90,
+// mknod 133).
+func wantModeArgs() map[uint32][2]int {
+	m := map[uint32][2]int{
+		unix.SYS_OPENAT:    {2, 3},
+		unix.SYS_FCHMOD:    {-1, 1},
+		unix.SYS_FCHMODAT:  {-1, 2},
+		unix.SYS_FCHMODAT2: {-1, 2},
+		unix.SYS_MKNODAT:   {-1, 2},
+	}
+	if runtime.GOARCH == "amd64" {
+		m[2], m[85], m[90], m[133] = [2]int{1, 2}, [2]int{-1, 1}, [2]int{-1, 1}, [2]int{-1, 1}
+	}
+	return m
+}
+
 // seccompWant is the verdict the rules give a call.
 func seccompWant(netw Network, nr uint32, args []uint64) uint32 {
+	if a, ok := wantModeArgs()[nr]; ok && (x32Bit == 0 || nr < x32Bit) {
+		creates := a[0] < 0 || uint32(args[a[0]])&(unix.O_CREAT|0o20000000) != 0 // 0o20000000: __O_TMPFILE
+		if creates && uint32(args[a[1]])&(0o4000|0o2000) != 0 {                  // S_ISUID, S_ISGID
+			return retEPERM
+		}
+		return retAllow
+	}
 	switch {
+	case nr == unix.SYS_OPENAT2:
+		return retENOSYS
 	case x32Bit != 0 && nr >= x32Bit:
 		return retENOSYS
 	case slices.Contains(deniedSyscalls, nr):
@@ -62,7 +90,7 @@ func checkProgramShape(t *testing.T, prog []unix.SockFilter) {
 	for pc, in := range prog {
 		switch in.Code {
 		case unix.BPF_LD | unix.BPF_W | unix.BPF_ABS:
-			if in.K != offNr && in.K != offArch && in.K != offArg0 && in.K != offArg1 {
+			if in.K != offNr && in.K != offArch && in.K != offArg0 && in.K != offArg1 && in.K != offArg2 && in.K != offArg3 {
 				t.Errorf("%d: load of offset %d", pc, in.K)
 			}
 		case unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K, unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K:
@@ -127,6 +155,19 @@ func TestSeccompProgramDecoded(t *testing.T) {
 		}
 		for bit := 0; bit < 64; bit++ {
 			check(unix.SYS_CLONE, 1<<bit|uint64(unix.SIGCHLD))
+		}
+		for nr, a := range wantModeArgs() {
+			for bit := 0; bit < 32; bit++ {
+				args := make([]uint64, 4)
+				args[a[1]] = 1<<bit | 0o644
+				check(nr, args...)
+				if a[0] >= 0 {
+					for _, fl := range []uint64{0, unix.O_WRONLY, unix.O_CREAT | unix.O_WRONLY, unix.O_TMPFILE | unix.O_RDWR, unix.O_DIRECTORY} {
+						args[a[0]] = fl
+						check(nr, args...)
+					}
+				}
+			}
 		}
 		for _, req := range []uint64{unix.TIOCSTI, unix.TIOCLINUX, 1<<32 | unix.TIOCSTI, unix.TIOCGWINSZ, unix.TCGETS, unix.TIOCOUTQ} {
 			check(unix.SYS_IOCTL, 0, req)
