@@ -32,7 +32,7 @@ func hostLimitAtMost(flag string, v uint64) bool {
 	if err := unix.Getrlimit(ulimitResource[flag], &cur); err != nil {
 		return false
 	}
-	return cur.Max != unix.RLIM_INFINITY && cur.Max <= v
+	return cur.Max != unix.RLIM_INFINITY && uint64(cur.Max) <= v
 }
 
 // exitStatus turns a wait status into an exit code (128+N for signal N)
