@@ -1,0 +1,88 @@
+//go:build unix
+
+package jobs
+
+import (
+	"errors"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/shellcap/shellcap/internal/proc"
+)
+
+// supported reports whether this platform can run jobs.
+const supported = true
+
+func mkfifo(path string) error { return unix.Mkfifo(path, 0o600) }
+
+// sessionAttr starts a process in a new session (and so a new process
+// group, without a controlling terminal).
+func sessionAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
+// killPID is kill(2): a negative pid names a process group.
+func killPID(pid int, sig syscall.Signal) error { return syscall.Kill(pid, sig) }
+
+// Why openStdinFIFO failed.
+var (
+	errNoReader = errors.New("jobs: nobody reads the stdin FIFO")
+	errNotFIFO  = errors.New("jobs: the stdin path is not a FIFO")
+)
+
+// openStdinFIFO opens a job's stdin FIFO for writing, without blocking
+// (errNoReader when its supervisor is gone) and without following a
+// symlink, and takes an exclusive lock on it so that writers from
+// different processes do not interleave their frames.
+func openStdinFIFO(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ENXIO) {
+			return nil, errNoReader
+		}
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		f.Close()
+		return nil, errNotFIFO
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// lockFIFO and unlockFIFO take and release the lock openStdinFIFO takes.
+func lockFIFO(f *os.File) error   { return unix.Flock(int(f.Fd()), unix.LOCK_EX) }
+func unlockFIFO(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }
+
+// exitStatus turns a wait status into an exit code (128+N for signal N)
+// and the signal's name.
+func exitStatus(state *os.ProcessState) (int, string) { return proc.ExitStatus(state) }
+
+// reapChild reaps child pid if it has exited, without blocking.
+func reapChild(pid int) bool {
+	for {
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		// ECHILD: someone else reaped it; it is gone either way.
+		return got == pid || errors.Is(err, unix.ECHILD)
+	}
+}
+
+// alive reports whether process pid is running and is the one that
+// started at ticks (not a zombie, not a newer process with a reused PID).
+func alive(pid int, ticks uint64) bool {
+	if pid <= 1 {
+		return false
+	}
+	info, err := proc.Stat(pid)
+	return err == nil && info.StartTicks == ticks && info.State != 'Z' && info.State != 'X'
+}
+
+// hasChild reports whether process pid has a child.
+func hasChild(pid int) bool { return proc.HasChild(pid) }
