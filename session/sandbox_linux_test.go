@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -130,9 +129,4 @@ func BenchmarkSandboxedSessionRoundTrip(b *testing.B) {
 	b.ReportMetric(float64(p.Nanoseconds()), "plain-ns/op")
 	b.ReportMetric(float64(x.Nanoseconds()), "sandboxed-ns/op")
 	b.ReportMetric(float64(x)/float64(p), "ratio")
-}
-
-func median(ds []time.Duration) time.Duration {
-	slices.Sort(ds)
-	return ds[len(ds)/2]
 }

@@ -1,0 +1,13 @@
+//go:build openbsd || solaris || illumos
+
+package shellcap
+
+import "golang.org/x/sys/unix"
+
+// ulimitResource maps a ulimit flag to its resource. These systems have no
+// RLIMIT_AS (and Solaris no RLIMIT_NPROC): those limits are always set by
+// the shell, which reports when it cannot.
+var ulimitResource = map[string]int{
+	"-f": unix.RLIMIT_FSIZE,
+	"-t": unix.RLIMIT_CPU,
+}
