@@ -12,6 +12,16 @@ import (
 	"github.com/shellcap/shellcap/internal/proc"
 )
 
+// alive reports whether process pid is running and is the one that
+// started at ticks (not a zombie, not a newer process with a reused PID).
+func alive(pid int, ticks uint64) bool {
+	if pid <= 1 {
+		return false
+	}
+	info, err := proc.Stat(pid)
+	return err == nil && info.StartTicks == ticks && info.State != 'Z' && info.State != 'X'
+}
+
 // pinned is a process held by a pidfd, so that signals reach it and no
 // later process that reuses its PID.
 type pinned struct {

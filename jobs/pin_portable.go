@@ -10,6 +10,21 @@ import (
 	"github.com/shellcap/shellcap/internal/proc"
 )
 
+// alive reports whether process pid is running and is the one that
+// started at ticks (not a zombie, not a newer process with a reused PID).
+// A process that exists but whose entry cannot be read counts as alive:
+// it is not declared lost on a guess (and pin refuses to signal it).
+func alive(pid int, ticks uint64) bool {
+	if pid <= 1 || errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+		return false
+	}
+	info, err := proc.Stat(pid)
+	if err != nil {
+		return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+	}
+	return info.StartTicks == ticks && info.State != 'Z' && info.State != 'X'
+}
+
 // pinned is a process identified by its PID and start time. Without
 // pidfds the identity check and the signal are two steps: signal checks
 // the identity again right before kill(2), so a PID reused since pin is

@@ -74,15 +74,5 @@ func reapChild(pid int) bool {
 	}
 }
 
-// alive reports whether process pid is running and is the one that
-// started at ticks (not a zombie, not a newer process with a reused PID).
-func alive(pid int, ticks uint64) bool {
-	if pid <= 1 {
-		return false
-	}
-	info, err := proc.Stat(pid)
-	return err == nil && info.StartTicks == ticks && info.State != 'Z' && info.State != 'X'
-}
-
 // hasChild reports whether process pid has a child.
 func hasChild(pid int) bool { return proc.HasChild(pid) }
