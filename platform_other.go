@@ -21,3 +21,5 @@ func hostLimitAtMost(flag string, v uint64) bool { return false }
 func exitStatus(state *os.ProcessState) (int, string) { return proc.ExitStatus(state) }
 
 func sessionAttr() *syscall.SysProcAttr { return nil }
+
+const memoryLimitUnenforced = ""

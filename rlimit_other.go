@@ -11,3 +11,7 @@ var ulimitResource = map[string]int{
 	"-f": unix.RLIMIT_FSIZE,
 	"-t": unix.RLIMIT_CPU,
 }
+
+// memoryLimitUnenforced says why MemoryLimit (ulimit -v) binds nothing on
+// this platform.
+const memoryLimitUnenforced = "MemoryLimit is not enforced: this system has no RLIMIT_AS"
