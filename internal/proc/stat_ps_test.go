@@ -2,7 +2,12 @@
 
 package proc
 
-import "testing"
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestParsePSLine(t *testing.T) {
 	tests := []struct {
@@ -44,5 +49,22 @@ func TestParsePSLine(t *testing.T) {
 				t.Fatalf("parsePSLine(%q) = %+v, %v; want %+v", tt.line, got, err, tt.want)
 			}
 		})
+	}
+}
+
+// A PID with no process is errNoProcess; a ps that cannot run is another
+// error, so callers never take "cannot tell" for "gone".
+func TestPSMissingProcessAndMissingPS(t *testing.T) {
+	if _, err := Stat(1 << 22); !errors.Is(err, errNoProcess) {
+		t.Fatalf("Stat(no such pid) = %v, want errNoProcess", err)
+	}
+	saved := psPath
+	defer func() { psPath = saved }()
+	psPath = filepath.Join(t.TempDir(), "ps")
+	if _, err := Stat(os.Getpid()); err == nil || errors.Is(err, errNoProcess) {
+		t.Fatalf("Stat without ps = %v, want an error other than errNoProcess", err)
+	}
+	if m, err := GroupMembers(os.Getpid(), 0); err == nil {
+		t.Fatalf("GroupMembers without ps = %v, nil; want an error", m)
 	}
 }
