@@ -68,7 +68,7 @@ func openSandbox(c Confiner, workspace string) (Launcher, error) {
 	if lc, ok := c.(LaunchingConfiner); ok {
 		l, err := lc.Launcher(workspace)
 		if err != nil {
-			return nil, optionErr("Sandbox", "%v", err)
+			return nil, optionCause("Sandbox", err)
 		}
 		return l, nil
 	}
@@ -82,7 +82,7 @@ func checkConfiner(c Confiner, workspace string) error {
 	_, err := c.Confine(cmd, workspace)
 	closeExtraFiles(cmd)
 	if err != nil {
-		return optionErr("Sandbox", "%v", err)
+		return optionCause("Sandbox", err)
 	}
 	return nil
 }

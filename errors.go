@@ -21,7 +21,9 @@ var (
 	// ErrStart reports that the operating system could not start the
 	// command (no memory, too many processes, environment too large).
 	ErrStart = errors.New("shellcap: cannot start command")
-	// ErrUnsupported reports a platform that cannot run commands.
+	// ErrUnsupported reports what this platform cannot do: run commands
+	// at all (outside Unix), or a sandbox asked for where none exists
+	// (outside Linux; New's error then also names Options.Sandbox).
 	ErrUnsupported = errors.New("shellcap: not supported on this platform")
 )
 

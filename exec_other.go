@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !unix
 
 package shellcap
 
@@ -43,7 +43,7 @@ type outcome struct {
 	release  func()
 }
 
-// execute is not implemented outside Linux yet.
+// execute is not implemented outside Unix.
 func execute(ctx context.Context, sp *spawn) (*outcome, error) { return nil, ErrUnsupported }
 
 func startError(err error, dir string) error { return err }

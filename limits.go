@@ -42,6 +42,9 @@ func limitsPrelude(o *Options, shellName string) (string, []string, error) {
 		lims = append(lims, lim{"-t", secs, secs})
 	}
 	var warnings []string
+	if o.MemoryLimit > 0 && memoryLimitUnenforced != "" {
+		warnings = append(warnings, memoryLimitUnenforced)
+	}
 	if o.MaxProcesses > 0 {
 		lims = append(lims, lim{"-u", uint64(o.MaxProcesses), uint64(o.MaxProcesses)})
 		if os.Geteuid() == 0 {

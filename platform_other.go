@@ -31,3 +31,5 @@ func readAvailable(r *os.File, limit int) []byte {
 	data, _ := io.ReadAll(io.LimitReader(r, int64(limit)))
 	return data
 }
+
+const memoryLimitUnenforced = ""

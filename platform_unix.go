@@ -17,22 +17,18 @@ const (
 	sigKILL = int(syscall.SIGKILL)
 )
 
-// ulimitResource maps a ulimit flag to its resource.
-var ulimitResource = map[string]int{
-	"-f": unix.RLIMIT_FSIZE,
-	"-v": unix.RLIMIT_AS,
-	"-t": unix.RLIMIT_CPU,
-	"-u": unix.RLIMIT_NPROC,
-}
-
 // hostLimitAtMost reports whether the host's hard limit for the resource
 // behind a ulimit flag is already at most v (in the kernel's unit).
 func hostLimitAtMost(flag string, v uint64) bool {
-	var cur unix.Rlimit
-	if err := unix.Getrlimit(ulimitResource[flag], &cur); err != nil {
+	res, ok := ulimitResource[flag]
+	if !ok {
 		return false
 	}
-	return cur.Max != unix.RLIM_INFINITY && cur.Max <= v
+	var cur unix.Rlimit
+	if err := unix.Getrlimit(res, &cur); err != nil {
+		return false
+	}
+	return cur.Max != unix.RLIM_INFINITY && uint64(cur.Max) <= v
 }
 
 // exitStatus turns a wait status into an exit code (128+N for signal N)

@@ -95,6 +95,10 @@
 // left running in its process group, so a finished job leaves no process
 // behind. Processes that left the group (setsid) are not tracked.
 //
-// Jobs need Linux (pidfd, hole punching, /proc); elsewhere [New] returns
+// Jobs run on Linux, darwin and the BSDs. On Linux a pidfd holds a job's
+// processes while they are signalled and /proc tells their start times;
+// elsewhere the start time is checked again right before each signal and
+// comes from the platform's process table, and a log over its cap starts
+// again instead of having its head punched out. Outside Unix [New] returns
 // [shellcap.ErrUnsupported].
 package jobs

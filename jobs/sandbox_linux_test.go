@@ -1,3 +1,5 @@
+//go:build !shellcap_portable
+
 package jobs_test
 
 import (

@@ -6,7 +6,24 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+
+	"github.com/shellcap/shellcap"
 )
+
+// errPlatform is what every entry point returns here: it matches both
+// ErrUnsupported and shellcap.ErrUnsupported, so shellcap.New, jobs.New
+// and a caller of Wrap all see the same reason.
+var errPlatform error = platformError{}
+
+type platformError struct{}
+
+func (platformError) Error() string {
+	return ErrUnsupported.Error() + " (namespaces, Landlock and seccomp are Linux's)"
+}
+
+func (platformError) Is(target error) bool {
+	return target == ErrUnsupported || target == shellcap.ErrUnsupported
+}
 
 // Wrap is not supported on this platform: it returns ErrUnsupported and
 // leaves cmd unchanged.
@@ -21,7 +38,7 @@ func Wrap(cmd *exec.Cmd, cfg Config) (*Report, error) {
 	if _, _, err := cfg.allowlist(n); err != nil {
 		return nil, err
 	}
-	return nil, ErrUnsupported
+	return nil, errPlatform
 }
 
 // Doctor reports that this platform can enforce nothing.
@@ -38,13 +55,13 @@ type Launcher struct{}
 
 // NewLauncher is not supported on this platform: it returns
 // ErrUnsupported.
-func NewLauncher(cfg Config) (*Launcher, error) { return nil, ErrUnsupported }
+func NewLauncher(cfg Config) (*Launcher, error) { return nil, errPlatform }
 
 // Report returns nil on this platform.
 func (l *Launcher) Report() *Report { return nil }
 
 // Start returns ErrUnsupported on this platform.
-func (l *Launcher) Start(cmd *exec.Cmd) (*os.Process, error) { return nil, ErrUnsupported }
+func (l *Launcher) Start(cmd *exec.Cmd) (*os.Process, error) { return nil, errPlatform }
 
 // Close does nothing on this platform.
 func (l *Launcher) Close() error { return nil }

@@ -1,11 +1,10 @@
-//go:build linux || darwin
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
 package session
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -379,7 +378,7 @@ func (b *bash) membersSince(since time.Time) []int {
 	if err != nil {
 		return nil
 	}
-	startTicks, ok := ticksAt(since)
+	startTicks, ok := proc.TicksAt(since)
 	var pids []int
 	for _, m := range members {
 		if !ok || m.StartTicks+1 >= startTicks {
@@ -388,24 +387,3 @@ func (b *bash) membersSince(since time.Time) []int {
 	}
 	return pids
 }
-
-// ticksAt converts a recent time to clock ticks since boot, the unit of
-// a process's start time in /proc.
-func ticksAt(t time.Time) (uint64, bool) {
-	data, err := os.ReadFile("/proc/uptime")
-	if err != nil {
-		return 0, false
-	}
-	var up float64
-	if _, err := fmt.Sscan(string(data), &up); err != nil {
-		return 0, false
-	}
-	at := up - time.Since(t).Seconds()
-	if at < 0 {
-		return 0, true
-	}
-	return uint64(at * clockTicks), true
-}
-
-// clockTicks is USER_HZ, the unit of /proc/PID/stat times on Linux.
-const clockTicks = 100

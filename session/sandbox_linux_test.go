@@ -1,3 +1,5 @@
+//go:build !shellcap_portable
+
 package session_test
 
 import (
@@ -5,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,11 +131,6 @@ func BenchmarkSandboxedSessionRoundTrip(b *testing.B) {
 	b.ReportMetric(float64(p.Nanoseconds()), "plain-ns/op")
 	b.ReportMetric(float64(x.Nanoseconds()), "sandboxed-ns/op")
 	b.ReportMetric(float64(x)/float64(p), "ratio")
-}
-
-func median(ds []time.Duration) time.Duration {
-	slices.Sort(ds)
-	return ds[len(ds)/2]
 }
 
 // TestSandboxedSessionDescriptors lists, from inside a sandboxed session's

@@ -1,8 +1,10 @@
-//go:build linux || darwin
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
 package session
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -59,12 +61,12 @@ func removeStaleDirs(tmp string) {
 func creatorAlive(pid int, fi os.FileInfo) bool {
 	info, err := proc.Stat(pid)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return false
 		}
 		return true
 	}
-	made, ok := ticksAt(fi.ModTime())
+	made, ok := proc.TicksAt(fi.ModTime())
 	if !ok {
 		return true
 	}

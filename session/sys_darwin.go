@@ -1,11 +1,6 @@
 package session
 
-import (
-	"os"
-	"path/filepath"
-
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // fionread asks how many bytes a pipe holds (FIONREAD, _IOR('f', 127, int)).
 const fionread = 0x4004667f
@@ -24,14 +19,4 @@ func pipe2(p []int, flags int) error {
 		}
 	}
 	return nil
-}
-
-// maxCommandFile is the longest command (plus its NUL) a Session takes
-// through the command file.
-const maxCommandFile = 4 << 20
-
-// newCommandFile returns the command file the shell reads long commands
-// from: a private file in dir (there is no sandbox on this platform).
-func newCommandFile(dir string) (*os.File, error) {
-	return os.OpenFile(filepath.Join(dir, "command"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package shellcap
 
 import "golang.org/x/sys/unix"
