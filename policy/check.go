@@ -222,9 +222,17 @@ func (c *checker) parse(code, what string) (f *syntax.File) {
 		}
 		parsers.Put(parser)
 	}()
+	if off, why, bad := divergence(code); bad {
+		c.diverges(off, why, what)
+		return nil
+	}
 	f, err := parser.Parse(strings.NewReader(code), "")
 	if err != nil {
 		c.parseError(err, what)
+		return nil
+	}
+	if off, bad := commentDivergence(code); bad {
+		c.diverges(off, "a comment ending in a backslash, which bash ends at the newline and the parser continues onto the next line", what)
 		return nil
 	}
 	return f

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,7 +82,7 @@ var oracleShells = []string{"bash", "sh", "dash", "ash", "rbash"}
 var oraclePass = []string{"env", "nice", "nohup", "timeout", "xargs", "setsid"}
 
 const oraclePrelude = `set -T
-command_not_found_handle() { __ORACLE=1 builtin printf 'N %s\n' "${1@Q}" >>/.oracle/log; return 127; }
+command_not_found_handle() { __ORACLE=1 builtin printf 'N %s\n' "${1@Q}" >>/.oracle/log; __ORACLE=127; builtin return $__ORACLE; }
 trap 'builtin printf "D %s\n" "${BASH_COMMAND@Q}" >>/.oracle/log' DEBUG
 if [[ -n ${__ORACLE_BE-} ]]; then __ORACLE=1 export BASH_ENV=$__ORACLE_BE; __ORACLE=1 builtin . "$__ORACLE_BE"; else __ORACLE=1 builtin unset BASH_ENV; fi
 __ORACLE=1 builtin unset __ORACLE_BE
@@ -264,7 +265,7 @@ func oracleCase(root string, req oracleRequest) oracleResult {
 		os.WriteFile(p, nil, 0o666)
 		os.Chmod(p, 0o666)
 	}
-	devnull, err := os.Open(os.DevNull)
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		return oracleResult{Err: err.Error()}
 	}
@@ -705,5 +706,34 @@ func TestOracleCalibration(t *testing.T) {
 	res, err = o.run("while :; do :; done")
 	if err != nil || !res.TimedOut {
 		t.Errorf("endless loop: %+v %v after %v", res, err, time.Since(start))
+	}
+}
+
+// TestOracleProbe is a debugging aid that prints what the analyser and bash
+// make of commands:
+//
+//	POLICY_PROBE='ls # \
+//	rm x' go test -v -run TestOracleProbe ./policy
+func TestOracleProbe(t *testing.T) {
+	cmds := os.Getenv("POLICY_PROBE")
+	if cmds == "" {
+		t.Skip("set POLICY_PROBE to commands separated by lines of ---")
+	}
+	requireOracle(t)
+	list := strings.Split(cmds, "\n---\n")
+	o := startOracle(t, oracleNames(list))
+	rs := os.Getenv("POLICY_RULES")
+	if rs == "" {
+		rs = "default"
+	}
+	p := corpusPolicies(t)[rs]
+	for _, cmd := range list {
+		d, j := judgedBy(p, cmd)
+		res, err := o.run(cmd)
+		fmt.Printf("%q\n\tpolicy: %s\n\tjudged: %v runtime=%v\n\tbash executed %q\n\treached %q\n\tunseen %q\n\tstderr %q\n",
+			cmd, d, slices.Sorted(maps.Keys(j.names)), j.runtime, res.Execs, res.Reached, unseen(d, j, res), res.Stderr)
+		if err != nil {
+			fmt.Println("\terror:", err)
+		}
 	}
 }

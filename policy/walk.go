@@ -363,7 +363,7 @@ func (c *checker) redirect(r *syntax.Redirect, ctx *stmtCtx, writes *bool) {
 		c.visitWord(r.Word)
 	}
 	if r.Hdoc != nil && !heredocQuoted(r) {
-		c.visitWord(r.Hdoc)
+		c.visitWordIn(r.Hdoc, true)
 	}
 	if isStdinRedirect(r) {
 		ctx.stdinRedir, ctx.stdinPipe = true, false
@@ -507,44 +507,33 @@ func (c *checker) redirectInput(r *syntax.Redirect) *stdinSource {
 
 // visitWord walks the substitutions and expansions inside a word: every
 // command and process substitution the shell would run.
-func (c *checker) visitWord(w *syntax.Word) {
+func (c *checker) visitWord(w *syntax.Word) { c.visitWordIn(w, false) }
+
+// visitWordIn walks a word; dq reports that it is inside double quotes or
+// the body of a here-document with an unquoted delimiter, where bash reads
+// single quotes in some places as plain characters.
+func (c *checker) visitWordIn(w *syntax.Word, dq bool) {
 	if w == nil {
 		return
 	}
 	for _, p := range w.Parts {
-		c.wordPart(p)
+		c.wordPart(p, dq)
 	}
 }
 
-func (c *checker) wordPart(p syntax.WordPart) {
+func (c *checker) wordPart(p syntax.WordPart, dq bool) {
 	switch x := p.(type) {
 	case *syntax.Lit, *syntax.SglQuoted, *syntax.ExtGlob:
 	case *syntax.DblQuoted:
 		for _, dp := range x.Parts {
-			c.wordPart(dp)
+			c.wordPart(dp, true)
 		}
 	case *syntax.ParamExp:
 		if !c.enter() {
 			return
 		}
 		defer c.leave()
-		if x.NestedParam != nil {
-			c.wordPart(x.NestedParam)
-		}
-		if x.Index != nil {
-			c.arithm(x.Index)
-		}
-		if x.Slice != nil {
-			c.arithm(x.Slice.Offset)
-			c.arithm(x.Slice.Length)
-		}
-		if x.Repl != nil {
-			c.visitWord(x.Repl.Orig)
-			c.visitWord(x.Repl.With)
-		}
-		if x.Exp != nil {
-			c.visitWord(x.Exp.Word)
-		}
+		c.paramExp(x, dq)
 	case *syntax.CmdSubst:
 		if x.Backquotes {
 			c.operator(opBacktick, "`", x.Left)
@@ -564,7 +553,7 @@ func (c *checker) wordPart(p syntax.WordPart) {
 		}
 	case *syntax.BraceExp:
 		for _, e := range x.Elems {
-			c.visitWord(e)
+			c.visitWordIn(e, dq)
 		}
 	}
 }
@@ -597,6 +586,7 @@ func (c *checker) arithm(e syntax.ArithmExpr) {
 			e = x.X
 		case *syntax.Word:
 			c.visitWord(x)
+			c.arithText(x)
 			return
 		default:
 			return
@@ -613,9 +603,21 @@ func (c *checker) test(e syntax.TestExpr) {
 	for e != nil && c.fatal == nil {
 		switch x := e.(type) {
 		case *syntax.BinaryTest:
+			if arithmTestOps[x.Op] {
+				// -eq and friends evaluate both operands as arithmetic.
+				for _, side := range []syntax.TestExpr{x.X, x.Y} {
+					if w, ok := side.(*syntax.Word); ok {
+						c.arithString(w)
+					}
+				}
+			}
 			c.test(x.Y)
 			e = x.X
 		case *syntax.UnaryTest:
+			if w, ok := x.X.(*syntax.Word); ok && (x.Op == syntax.TsVarSet || x.Op == syntax.TsRefVar) {
+				// -v NAME evaluates a subscript of NAME as arithmetic.
+				c.arithString(w)
+			}
 			e = x.X
 			if !c.enter() {
 				return

@@ -792,6 +792,11 @@ func (c *checker) nestedDocument(doc string, w word, via string) {
 	}
 	saved := c.src
 	c.src = source{text: doc, exact: w.exact, base: w.valOff, anchor: w.off, via: append(slices.Clip(saved.via), via)}
+	if off, why, bad := divergence(doc); bad {
+		c.diverges(off, why, "the value of "+strings.TrimSuffix(via, "="))
+		c.src = saved
+		return
+	}
 	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
 	dw, err := p.Document(strings.NewReader(doc))
 	if err != nil {
