@@ -105,6 +105,12 @@ type checker struct {
 	// checked, but not for being interactive.
 	later int
 	trace func(name string, dynamic bool) // see Policy.check
+	// shellFDs holds the descriptors that exec redirections gave the shell
+	// (exec 3<<EOF), which every later command inherits.
+	shellFDs stmtCtx
+	// inherit is the command whose code string is being checked (bash -c,
+	// eval): the code inherits its standard input and descriptors.
+	inherit *call
 }
 
 // source is a piece of shell code being walked: the command itself, or a

@@ -14,6 +14,7 @@ type stmtCtx struct {
 	stdinRedir bool
 	stdoutAway bool // standard output goes to a pipe or a file, not a terminal
 	stdin      *stdinSource
+	fds        fdTable // descriptors above 2 set by redirections
 }
 
 // stmts walks a list of statements, checking the separators between them.
@@ -50,8 +51,14 @@ func (c *checker) stmt(s *syntax.Stmt, ctx stmtCtx) {
 	}
 	defer c.leave()
 	writes := false
+	ctx = c.withShellDescriptors(ctx)
 	for _, r := range s.Redirs {
 		c.redirect(r, &ctx, &writes)
+	}
+	if execOnly(s) {
+		// exec with only redirections changes the descriptors of the
+		// shell itself, for every later command.
+		c.persist(ctx)
 	}
 	c.command(s.Cmd, ctx, writes)
 }
@@ -162,7 +169,7 @@ func (c *checker) binary(b *syntax.BinaryCmd, ctx stmtCtx) {
 			} else {
 				c.operator(opPipeAll, "|&", bc.OpPos)
 			}
-			rctx = stmtCtx{stdinPipe: true, stdin: &stdinSource{pipe: left}, stdoutAway: ctx.stdoutAway}
+			rctx = stmtCtx{stdinPipe: true, stdin: &stdinSource{pipe: left}, stdoutAway: ctx.stdoutAway, fds: ctx.fds}
 		}
 		if i > 0 && isPipe(chain[i-1].Op) {
 			rctx.stdoutAway = true
@@ -248,7 +255,8 @@ func (c *checker) funcDecl(f *syntax.FuncDecl, ctx stmtCtx) {
 }
 
 func (c *checker) callExpr(x *syntax.CallExpr, ctx stmtCtx, writes bool) {
-	cl := call{wrappers: c.src.via, stdinPipe: ctx.stdinPipe, stdinRedir: ctx.stdinRedir, stdoutAway: ctx.stdoutAway, stdin: ctx.stdin, writes: writes}
+	ctx = c.withShellDescriptors(ctx)
+	cl := call{wrappers: c.src.via, stdinPipe: ctx.stdinPipe, stdinRedir: ctx.stdinRedir, stdoutAway: ctx.stdoutAway, stdin: ctx.stdin, writes: writes, fds: ctx.fds}
 	for _, a := range x.Assigns {
 		c.assign(a)
 		cl.env = append(cl.env, c.text(a))
@@ -365,10 +373,7 @@ func (c *checker) redirect(r *syntax.Redirect, ctx *stmtCtx, writes *bool) {
 	if r.Hdoc != nil && !heredocQuoted(r) {
 		c.visitWordIn(r.Hdoc, true)
 	}
-	if isStdinRedirect(r) {
-		ctx.stdinRedir, ctx.stdinPipe = true, false
-		ctx.stdin = c.redirectInput(r)
-	}
+	c.bindDescriptor(r, ctx)
 	if kind&(opOut|opAppend|opClobber|opAll|opAppendAll|opDupOut|opDupOutFile) != 0 && (r.N == nil || r.N.Value == "1") {
 		ctx.stdoutAway = true
 	}

@@ -468,11 +468,12 @@ func (c *checker) shell(cl *call, name string, args []word) {
 		switch {
 		case script.procSu:
 			c.dynamic(fmt.Sprintf("%s runs a script produced by %s, which the policy cannot check. Save the script to a file and inspect it, or run its commands directly.", label, short(script.val)), script.val, script.off)
-			return
-		case script.lit && script.val == "/dev/stdin":
 		default:
-			return // a script file: its contents are not analysed
+			// /dev/stdin, /dev/fd/N, /proc/self/fd/N: the program a
+			// descriptor reads; any other file is not analysed.
+			c.descriptorProgram(cl, script, label)
 		}
+		return
 	}
 	c.stdinProgram(cl, label)
 }
@@ -504,6 +505,7 @@ func (c *checker) code(cl *call, w word, label string) {
 		c.dynamic(fmt.Sprintf("%s runs shell code that is only known at run time (%s), so the policy cannot check it. Write the commands out directly.", label, short(w.val)), w.val, w.off)
 		return
 	}
+	c.inherit = cl
 	c.nested(w.val, w, append(slices.Clip(cl.wrappers), label), "the code run by "+label)
 }
 
@@ -527,6 +529,7 @@ func (c *checker) joinedCode(cl *call, ws []word, label string) {
 		w.exact = false
 	}
 	w.val = code
+	c.inherit = cl
 	c.nested(code, w, append(slices.Clip(cl.wrappers), label), "the code run by "+label)
 }
 
@@ -541,12 +544,17 @@ func (c *checker) source(cl *call, args []word) {
 	if len(args) == 0 {
 		return
 	}
+	if args[0].lit && args[0].val == "--" && len(args) > 1 {
+		args = args[1:]
+	}
 	f := args[0]
 	switch {
 	case f.procSu:
 		c.dynamic(fmt.Sprintf("%s reads a script produced by %s, which the policy cannot check. Save the script to a file and inspect it, or run its commands directly.", cl.words[0].val, short(f.val)), f.val, f.off)
-	case f.lit && (f.val == "/dev/stdin" || f.val == "-" || strings.HasPrefix(f.val, "/dev/fd/") || f.val == "/proc/self/fd/0"):
+	case f.lit && f.val == "-":
 		c.stdinProgram(cl, cl.words[0].val)
+	default:
+		c.descriptorProgram(cl, f, cl.words[0].val)
 	}
 }
 
@@ -766,10 +774,11 @@ func (c *checker) nested(code string, w word, via []string, what string) {
 		return
 	}
 	defer c.leave()
+	ctx := c.inherited()
 	saved := c.src
 	c.src = source{text: code, exact: w.exact, base: w.valOff, anchor: w.off, via: via}
 	if f := c.parse(code, what); f != nil {
-		c.stmts(f.Stmts, stmtCtx{})
+		c.stmts(f.Stmts, ctx)
 	}
 	c.src = saved
 }
