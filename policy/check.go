@@ -47,6 +47,7 @@ func (p *Policy) check(command string, trace func(name string, dynamic bool)) De
 	if f := c.parse(command, "the command"); f != nil {
 		c.stmts(f.Stmts, stmtCtx{})
 	}
+	c.aliasesExpanded()
 	if trace != nil {
 		for _, f := range c.found {
 			if f.d.Rule == ruleDynamic {
@@ -108,6 +109,9 @@ type checker struct {
 	// shellFDs holds the descriptors that exec redirections gave the shell
 	// (exec 3<<EOF), which every later command inherits.
 	shellFDs stmtCtx
+	// aliasDef is the first alias definition, aliasExpand the first word
+	// that turns alias expansion on (see strcode.go).
+	aliasDef, aliasExpand *word
 	// inherit is the command whose code string is being checked (bash -c,
 	// eval): the code inherits its standard input and descriptors.
 	inherit *call

@@ -325,6 +325,7 @@ func (c *checker) assign(a *syntax.Assign) {
 	if a.Name != nil && a.Value != nil && !a.Append && (codeVariables[a.Name.Value] || promptVariables[a.Name.Value]) {
 		c.deferred(func() { c.codeVariable(a.Name.Value, c.resolve(a.Value)) })
 	}
+	c.specialAssign(a)
 }
 
 // codeVariables are environment variables whose value a shell or a program
@@ -359,6 +360,8 @@ func (c *checker) codeVariable(name string, val word) {
 		if val.lit && strings.ContainsAny(val.val, "$`") {
 			c.nestedDocument(val.val, val, name+"=")
 		}
+	case startupVariables[name]:
+		c.startupVariable(name, val)
 	}
 }
 

@@ -407,6 +407,8 @@ func (c *checker) env(cl *call, args []word, inner func([]word, string) (call, b
 	for i < len(args) && args[i].lit && strings.Contains(args[i].val, "=") {
 		if isAssignment(args[i].val) {
 			c.envAssignment(args[i])
+		} else if strings.HasPrefix(args[i].val, "BASH_FUNC_") {
+			c.exportedFunction(args[i])
 		}
 		env = append(env, args[i].val)
 		i++
