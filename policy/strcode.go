@@ -439,5 +439,7 @@ func (c *checker) exportedFunction(w word) {
 	code := name + " " + val
 	v := w
 	v.val, v.exact = code, false
-	c.deferred(func() { c.nested(code, v, append(slices.Clip(c.src.via), "exported function"), "the exported function "+name) })
+	c.deferred(func() {
+		c.nested(code, v, append(slices.Clip(c.src.via), "exported function"), "the exported function "+name)
+	})
 }
