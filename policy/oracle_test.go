@@ -90,8 +90,10 @@ __ORACLE=1 builtin unset __ORACLE_BE
 
 // The recorder logs the program it stands for and exits 0; for a shell it
 // then runs the oracle's bash with the prelude, keeping a BASH_ENV the
-// command set; for a real wrapper it runs the wrapper.
+// command set; for a real wrapper it runs the wrapper. Read as a script
+// (bash finds "sh 0" on the PATH), it fails as a binary would.
 const oracleRecorder = `#!/.oracle/bash -p
+[[ $- == *p* ]] || { __ORACLE=1 builtin trap - DEBUG; __ORACLE=126; builtin return $__ORACLE 2>/dev/null || builtin exit $__ORACLE; }
 n=${0##*/}
 l="X ${n@Q}"
 for a in "$@"; do l+=" ${a@Q}"; done
@@ -327,7 +329,7 @@ func oracleCase(root string, req oracleRequest) oracleResult {
 				res.Execs = append(res.Execs, words[0])
 			}
 		case "D":
-			if words := bashWords(rest); len(words) == 1 && !strings.Contains(words[0], "__ORACLE") {
+			if words := bashWords(rest); len(words) == 1 && !strings.Contains(words[0], "__ORACLE") && !strings.Contains(words[0], "/.oracle/") {
 				res.Reached = append(res.Reached, words[0])
 			}
 		}
@@ -392,6 +394,9 @@ func literalWord(w *syntax.Word) (string, bool) {
 // commandName returns the name of the simple command in text (a
 // $BASH_COMMAND), when its command word is literal.
 func commandName(text string) (string, bool) {
+	// bash's internal text escapes its own quoting bytes, \x01 and \x7f,
+	// with \x01.
+	text = strings.NewReplacer("\x01\x01", "\x01", "\x01\x7f", "\x7f").Replace(text)
 	f, err := syntax.NewParser().Parse(strings.NewReader(text), "")
 	if err != nil || len(f.Stmts) == 0 {
 		return "", false
@@ -442,13 +447,30 @@ func requireOracle(tb testing.TB) {
 
 func startOracle(tb testing.TB, names []string) *oracle {
 	tb.Helper()
-	bash, _ := exec.LookPath("bash")
+	o, err := newOracle(tb.TempDir(), names)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("bash oracle: %v", err)
+		}
+		tb.Skipf("bash oracle: %v", err)
+	}
+	tb.Cleanup(o.close)
+	return o
+}
+
+// newOracle starts an oracle init whose root is mounted on root, an empty
+// directory.
+func newOracle(root string, names []string) (*oracle, error) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return nil, err
+	}
 	bash, _ = filepath.EvalSymlinks(bash)
 	exe, err := os.Executable()
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
-	cfg := oracleConfig{Root: tb.TempDir(), Bash: bash, Names: names}
+	cfg := oracleConfig{Root: root, Bash: bash, Names: names}
 	for _, p := range oraclePass {
 		if host, err := exec.LookPath(p); err == nil {
 			if host, err = filepath.EvalSymlinks(host); err == nil {
@@ -465,41 +487,39 @@ func startOracle(tb testing.TB, names []string) *oracle {
 	}
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		tb.Fatal(err)
-	}
-	fail := func(err error) {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("bash oracle: %v", err)
-		}
-		tb.Skipf("bash oracle: %v", err)
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		fail(err)
+		return nil, err
 	}
 	o := &oracle{cmd: cmd, in: in, dec: json.NewDecoder(bufio.NewReader(out))}
-	tb.Cleanup(func() {
-		in.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
 	if err := json.NewEncoder(in).Encode(cfg); err != nil {
-		fail(err)
+		o.close()
+		return nil, err
 	}
 	var ready oracleResult
 	if err := o.dec.Decode(&ready); err != nil || ready.Err != "" {
-		fail(fmt.Errorf("setting up: %v %s", err, ready.Err))
+		o.close()
+		return nil, fmt.Errorf("setting up: %v %s", err, ready.Err)
 	}
-	return o
+	return o, nil
+}
+
+// close ends the oracle init, and with it every process of its namespace.
+func (o *oracle) close() {
+	o.in.Close()
+	done := make(chan struct{})
+	go func() { o.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		o.cmd.Process.Kill()
+		<-done
+	}
 }
 
 // run runs one command under the oracle.

@@ -230,6 +230,10 @@ func (c *checker) unwrap(cl *call) (call, bool) {
 		} else if hasOpt(opts, "-i", "--replace") {
 			repl = "{}"
 		}
+		if i == len(args) {
+			// With no command, xargs runs echo.
+			return inner([]word{{val: "echo", prefix: "echo", lit: true, off: head.off}}, "xargs")
+		}
 		return inner(placeholderCommand(args[i:], repl), "xargs")
 	case "busybox", "toybox":
 		if len(args) > 0 && strings.HasPrefix(args[0].val, "-") {
@@ -403,6 +407,9 @@ func (c *checker) envAssignment(w word) {
 
 func (c *checker) env(cl *call, args []word, inner func([]word, string) (call, bool)) (call, bool) {
 	opts, i := parseOpts(args, envSpec)
+	if i < len(args) && args[i].lit && args[i].val == "-" {
+		i++ // "-" is -i
+	}
 	var env []string
 	for i < len(args) && args[i].lit && strings.Contains(args[i].val, "=") {
 		if isAssignment(args[i].val) {
