@@ -24,7 +24,14 @@ import (
 // It is copied on write.
 type fdTable map[int]*stdinSource
 
+// maxDescriptors bounds the descriptors tracked, so that a crafted command
+// cannot make the table costly to copy.
+const maxDescriptors = 32
+
 func (t fdTable) with(n int, src *stdinSource) fdTable {
+	if _, ok := t[n]; !ok && len(t) >= maxDescriptors {
+		return t // past the limit a descriptor reads as not set, which asks
+	}
 	out := make(fdTable, len(t)+1)
 	maps.Copy(out, t)
 	out[n] = src
@@ -122,8 +129,11 @@ func (c *checker) persist(ctx stmtCtx) {
 		}
 		c.shellFDs.stdin, c.shellFDs.stdinRedir = in, true
 	}
-	for n, src := range ctx.fds {
-		c.shellFDs.fds = c.shellFDs.fds.with(n, src)
+	if len(ctx.fds) > 0 {
+		merged := make(fdTable, len(c.shellFDs.fds)+len(ctx.fds))
+		maps.Copy(merged, c.shellFDs.fds)
+		maps.Copy(merged, ctx.fds)
+		c.shellFDs.fds = merged
 	}
 }
 
@@ -133,10 +143,15 @@ func (c *checker) withShellDescriptors(ctx stmtCtx) stmtCtx {
 	if !ctx.stdinRedir && !ctx.stdinPipe && c.shellFDs.stdinRedir {
 		ctx.stdin, ctx.stdinRedir = c.shellFDs.stdin, true
 	}
-	for n, src := range c.shellFDs.fds {
-		if _, ok := ctx.fds[n]; !ok {
-			ctx.fds = ctx.fds.with(n, src)
-		}
+	switch {
+	case len(c.shellFDs.fds) == 0:
+	case len(ctx.fds) == 0:
+		ctx.fds = c.shellFDs.fds // shared: tables are copied on write
+	default:
+		merged := make(fdTable, len(c.shellFDs.fds)+len(ctx.fds))
+		maps.Copy(merged, c.shellFDs.fds)
+		maps.Copy(merged, ctx.fds)
+		ctx.fds = merged
 	}
 	return ctx
 }
