@@ -14,17 +14,17 @@ package policy
 type scanKind uint8
 
 const (
-	scanRoot     scanKind = iota
-	scanParen             // ( $( <( >(  : code
-	scanArith             // (( $(( and ( inside them
-	scanGroup             // { at the start of a command
-	scanParam             // ${
-	scanDouble            // "
-	scanBacktick          // `
-	scanBracket           // [ : arithmetic index, or a word-local bracket in code
-	scanCase              // case ... esac: ")" ends a pattern
-	scanHeredoc           // body of a here-document whose delimiter is unquoted
-	scanDollarBracket     // $[ ... ]: arithmetic that "]" ends
+	scanRoot          scanKind = iota
+	scanParen                  // ( $( <( >(  : code
+	scanArith                  // (( $(( and ( inside them
+	scanGroup                  // { at the start of a command
+	scanParam                  // ${
+	scanDouble                 // "
+	scanBacktick               // `
+	scanBracket                // [ : arithmetic index, or a word-local bracket in code
+	scanCase                   // case ... esac: ")" ends a pattern
+	scanHeredoc                // body of a here-document whose delimiter is unquoted
+	scanDollarBracket          // $[ ... ]: arithmetic that "]" ends
 )
 
 type scanFrame struct {
