@@ -55,3 +55,73 @@ func commentDivergence(code string) (int, bool) {
 func (c *checker) diverges(off int, what, where string) {
 	c.add(Deny, ruleParseError, fmt.Sprintf("Cannot be sure how bash reads %s: at %s it holds %s, so the policy cannot be sure what runs. Remove it and try again.", where, c.pos(c.mapOff(off)), what), "", c.mapOff(off))
 }
+
+// heredocDelimiter returns the delimiter bash compares the lines of a
+// here-document with: the word after << with its quotes removed
+// ($'...' decoded).
+func heredocDelimiter(w *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			var skel strings.Builder
+			v, _ := unescapeUnquoted(x.Value, &skel)
+			b.WriteString(v)
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				b.WriteString(decodeANSIC(x.Value))
+			} else {
+				b.WriteString(x.Value)
+			}
+		case *syntax.DblQuoted:
+			for _, dp := range x.Parts {
+				if l, ok := dp.(*syntax.Lit); ok {
+					b.WriteString(unescapeDouble(l.Value))
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+// parserDelimiter returns the delimiter the parser compares the lines of
+// a here-document with: backslashes are removed only outside quotes, and
+// $'...' is not decoded.
+func parserDelimiter(w *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			for i := 0; i < len(x.Value); i++ {
+				if x.Value[i] == '\\' {
+					i++
+					if i >= len(x.Value) {
+						break
+					}
+				}
+				b.WriteByte(x.Value[i])
+			}
+		case *syntax.SglQuoted:
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, dp := range x.Parts {
+				if l, ok := dp.(*syntax.Lit); ok {
+					b.WriteString(l.Value)
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+// heredocEnds checks that bash and the parser end a here-document at the
+// same line: that they agree on its delimiter. Where they do not ("<<$'E\x4fF'",
+// <<"E\"F"), what the parser reads as text bash may run as commands.
+func (c *checker) heredocEnds(r *syntax.Redirect) {
+	if r.Word == nil {
+		return
+	}
+	if bash, parser := heredocDelimiter(r.Word), parserDelimiter(r.Word); bash != parser {
+		c.diverges(int(r.Word.Pos().Offset()), fmt.Sprintf("a here-document delimiter that bash reads as %s and the parser as %s (they would end the here-document at different lines)", pyRepr(bash), pyRepr(parser)), "the command")
+	}
+}

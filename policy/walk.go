@@ -373,6 +373,9 @@ func (c *checker) redirect(r *syntax.Redirect, ctx *stmtCtx, writes *bool) {
 	if r.Word != nil {
 		c.visitWord(r.Word)
 	}
+	if r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc {
+		c.heredocEnds(r)
+	}
 	if r.Hdoc != nil && !heredocQuoted(r) {
 		c.visitWordIn(r.Hdoc, true)
 	}
