@@ -596,7 +596,8 @@ func (c *checker) arithm(e syntax.ArithmExpr) {
 		case *syntax.FlagsArithm:
 			e = x.X
 		case *syntax.Word:
-			c.visitWord(x)
+			// Bash expands arithmetic like double-quoted text.
+			c.visitWordIn(x, true)
 			c.arithText(x)
 			return
 		default:

@@ -820,7 +820,7 @@ func (c *checker) nestedDocument(doc string, w word, via string) {
 	if err != nil {
 		c.parseError(err, "the value of "+strings.TrimSuffix(via, "="))
 	} else if dw != nil {
-		c.visitWord(dw)
+		c.visitWordIn(dw, true) // a document is expanded like double-quoted text
 	}
 	c.src = saved
 }
