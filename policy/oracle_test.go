@@ -13,9 +13,10 @@ package policy
 // few real wrappers (env, nice, ...) that only start other programs. No host
 // program is reachable, so rm -rf / records "rm" and does nothing. The root
 // lives in private mount, PID, network, IPC and UTS namespaces whose init is
-// this test binary; bash runs in it as nobody, with CPU, process, file-size
-// and memory limits and a wall-clock timeout, and every process left over
-// from a case is killed before the next one starts.
+// this test binary (made in a user namespace when the test is not root);
+// bash runs in it as nobody, with CPU, process, file-size and memory limits
+// and a wall-clock timeout, and every process left over from a case is
+// killed before the next one starts.
 
 import (
 	"bufio"
@@ -57,6 +58,9 @@ type oracleConfig struct {
 	Bash  string   // the host's bash
 	Names []string // names to give a recorder in /usr/bin
 	Pass  []string // host paths of wrappers that really run (env, nice, ...)
+	// User reports namespaces made without root, in a user namespace: no
+	// device nodes can be made and no other user can be switched to.
+	User bool
 }
 
 type oracleRequest struct {
@@ -124,7 +128,7 @@ func oracleInit() {
 		if err := dec.Decode(&req); err != nil {
 			return
 		}
-		enc.Encode(oracleCase(cfg.Root, req))
+		enc.Encode(oracleCase(cfg, req))
 	}
 }
 
@@ -153,6 +157,15 @@ func oracleSetup(cfg oracleConfig) error {
 	}
 	for name, minor := range map[string]int{"null": 3, "zero": 5} {
 		p := filepath.Join(root, "dev", name)
+		if cfg.User {
+			if err := os.WriteFile(p, nil, 0o666); err != nil {
+				return err
+			}
+			if err := syscall.Mount("/dev/"+name, p, "", syscall.MS_BIND, ""); err != nil {
+				return fmt.Errorf("binding %s: %w", p, err)
+			}
+			continue
+		}
 		if err := syscall.Mknod(p, syscall.S_IFCHR|0o666, 1<<8|minor); err != nil {
 			return fmt.Errorf("making %s: %w", p, err)
 		}
@@ -253,7 +266,8 @@ func copyELF(root, host, dest string) error {
 
 // oracleCase runs one command in a clean work directory and returns what
 // bash reached.
-func oracleCase(root string, req oracleRequest) oracleResult {
+func oracleCase(cfg oracleConfig, req oracleRequest) oracleResult {
+	root := cfg.Root
 	var res oracleResult
 	for _, d := range []string{"work", "tmp"} {
 		p := filepath.Join(root, d)
@@ -276,12 +290,20 @@ func oracleCase(root string, req oracleRequest) oracleResult {
 	if err != nil {
 		return oracleResult{Err: err.Error()}
 	}
-	pid, err := syscall.ForkExec("/.oracle/bash", []string{"bash", "-c", oracleWrapper, "bash", req.Command}, &syscall.ProcAttr{
+	sys := &syscall.SysProcAttr{Chroot: root, Setpgid: true,
+		Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	wrapper := oracleWrapper
+	if cfg.User {
+		// Only one user is mapped: bash runs as it. The process limit
+		// would count the user's processes outside too, so it is left out.
+		sys.Credential = nil
+		wrapper = strings.Replace(wrapper, " -u 512", "", 1)
+	}
+	pid, err := syscall.ForkExec("/.oracle/bash", []string{"bash", "-c", wrapper, "bash", req.Command}, &syscall.ProcAttr{
 		Dir:   "/work",
 		Env:   []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/work", "LC_ALL=C", "USER=nobody"},
 		Files: []uintptr{devnull.Fd(), devnull.Fd(), errFile.Fd()},
-		Sys: &syscall.SysProcAttr{Chroot: root, Setpgid: true,
-			Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}},
+		Sys:   sys,
 	})
 	errFile.Close()
 	if err != nil {
@@ -425,9 +447,6 @@ func oracleUnavailable() string {
 	if runtime.GOOS != "linux" {
 		return "the oracle needs Linux namespaces"
 	}
-	if os.Geteuid() != 0 {
-		return "the oracle needs root to make its namespaces"
-	}
 	if _, err := exec.LookPath("bash"); err != nil {
 		return "bash is not installed"
 	}
@@ -484,6 +503,14 @@ func newOracle(root string, names []string) (*oracle, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS,
 		Pdeathsig:  syscall.SIGKILL,
+	}
+	if os.Geteuid() != 0 {
+		// Without root, a user namespace gives the init the rights it
+		// needs inside its namespaces and nowhere else.
+		cfg.User = true
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER
+		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
 	}
 	in, err := cmd.StdinPipe()
 	if err != nil {
