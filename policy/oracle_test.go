@@ -1,3 +1,5 @@
+//go:build linux
+
 package policy
 
 // The bash oracle: the analyser says which commands a command line runs;
