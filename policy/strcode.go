@@ -34,20 +34,13 @@ func (c *checker) observe(cl *call) {
 	args := cl.args()
 	switch name := cl.name(); name {
 	case "printf":
-		for i, a := range args {
-			switch {
-			case a.lit && a.val == "-v" && i+1 < len(args):
-				c.nameArg(cl, args[i+1], true)
-			case a.lit && strings.HasPrefix(a.val, "-v") && len(a.val) > 2:
-				c.nameArg(cl, attached(a, a.val[2:]), true)
-			case a.lit && a.val == "--":
-			default:
-				if !a.lit || !strings.HasPrefix(a.val, "-") {
-					return
-				}
-				continue
+		// -v NAME is printf's only option.
+		if len(args) > 0 && args[0].lit && strings.HasPrefix(args[0].val, "-v") {
+			if args[0].val != "-v" {
+				c.nameArg(cl, attached(args[0], args[0].val[2:]), true)
+			} else if len(args) > 1 {
+				c.nameArg(cl, args[1], true)
 			}
-			return
 		}
 	case "test", "[":
 		for i, a := range args {
@@ -80,6 +73,9 @@ func (c *checker) observe(cl *call) {
 		c.completion(cl, name, args)
 	case "set":
 		for i, a := range args {
+			if a.lit && a.val == "--" {
+				break
+			}
 			if !a.lit {
 				continue
 			}
@@ -134,6 +130,7 @@ func (c *checker) observe(cl *call) {
 		}
 	default:
 		if shells[name] {
+			c.interactiveStartup(cl, args)
 			for i, a := range args {
 				if !a.lit {
 					continue
@@ -273,8 +270,7 @@ func (c *checker) declaration(cl *call, args []word) {
 		}
 		name, val, hasVal := strings.Cut(a.val, "=")
 		n := a
-		n.val = name
-		n.exact = a.exact && !hasVal || a.exact
+		n.val = name // a prefix of the word: its position is unchanged
 		c.nameArg(cl, n, false)
 		if hasVal && (integer || nameref) {
 			v := attached(a, val)
@@ -347,7 +343,8 @@ func (c *checker) completion(cl *call, name string, args []word) {
 }
 
 // startupVariables change what bash runs when it starts: a file it runs
-// first (BASH_ENV, ENV), or options that turn alias expansion on.
+// first (BASH_ENV, and ENV for an interactive shell), or options that turn
+// alias expansion on.
 var startupVariables = map[string]bool{"BASH_ENV": true, "ENV": true, "BASHOPTS": true, "SHELLOPTS": true, "POSIXLY_CORRECT": true}
 
 // specialAssign checks an assignment to a variable that changes what runs,
@@ -390,7 +387,7 @@ func (c *checker) specialAssign(a *syntax.Assign) {
 // startupVariable checks BASH_ENV, ENV and the option variables.
 func (c *checker) startupVariable(name string, v word) {
 	switch name {
-	case "BASH_ENV", "ENV":
+	case "BASH_ENV":
 		if v.lit && strings.TrimSpace(v.val) == "" {
 			return
 		}
@@ -404,6 +401,27 @@ func (c *checker) startupVariable(name string, v word) {
 		}
 	case "POSIXLY_CORRECT":
 		c.aliasesOn(v)
+	}
+}
+
+// interactiveStartup asks about ENV given to an interactive shell, which
+// runs the file it names first. (ENV is an everyday name for other
+// programs, so it is only a concern here.)
+func (c *checker) interactiveStartup(cl *call, args []word) {
+	interactive := false
+	for _, a := range args {
+		if a.lit && len(a.val) > 1 && a.val[0] == '-' && a.val[1] != '-' && strings.ContainsRune(a.val, 'i') {
+			interactive = true
+		}
+	}
+	if !interactive {
+		return
+	}
+	for _, e := range cl.env {
+		if v, ok := strings.CutPrefix(e, "ENV="); ok && strings.Trim(v, `"' `) != "" {
+			c.dynamic(fmt.Sprintf("ENV names a file that the interactive shell %s runs before its own commands; the policy cannot see what that file holds. Run the commands of the file directly.", pyRepr(cl.words[0].val)), e, cl.words[0].off)
+			return
+		}
 	}
 }
 
