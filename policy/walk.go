@@ -376,6 +376,13 @@ func (c *checker) redirect(r *syntax.Redirect, ctx *stmtCtx, writes *bool) {
 	if r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc {
 		c.heredocEnds(r)
 	}
+	if (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && r.Word != nil && len(r.Word.Parts) > 0 {
+		// bash reads "<&-ls" as "<&-" and a word "ls"; the parser as one
+		// target "-ls".
+		if l, ok := r.Word.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(l.Value, "-") && (len(l.Value) > 1 || len(r.Word.Parts) > 1) {
+			c.diverges(int(r.Word.Pos().Offset()), fmt.Sprintf("%s, which bash reads as %s followed by the word %s, and the parser as one descriptor", pyRepr(c.text(r)), pyRepr(r.Op.String()+"-"), pyRepr(strings.TrimPrefix(c.text(r.Word), "-"))), "the command")
+		}
+	}
 	if r.Hdoc != nil && !heredocQuoted(r) {
 		c.visitWordIn(r.Hdoc, true)
 	}

@@ -779,11 +779,11 @@ func runnerCode(name string, args []word) (word, string, bool) {
 // nested checks code that will run as shell code. w locates the code in the
 // command: exactly when w.exact, otherwise at w.off.
 func (c *checker) nested(code string, w word, via []string, what string) {
+	ctx := c.inherited()
 	if !c.enter() {
 		return
 	}
 	defer c.leave()
-	ctx := c.inherited()
 	saved := c.src
 	c.src = source{text: code, exact: w.exact, base: w.valOff, anchor: w.off, via: via}
 	if f := c.parse(code, what); f != nil {
