@@ -111,7 +111,7 @@
 //	invalid-input         the command holds a NUL byte or is not UTF-8 (Deny)
 //	too-long              the command is over 1 MiB (Deny)
 //	too-deep              nesting beyond 100 levels, or too much nested shell code (Deny)
-//	parse-error           the command is not valid bash, or holds a construct the parser reads differently from bash (a carriage return, a comment ending in a backslash, single quotes that bash reads as text inside ${...}); Reason has the message and position (Deny)
+//	parse-error           the command is not valid bash, or holds a construct the parser reads differently from bash (see Security); Reason has the message and position (Deny)
 //	denied-command        a program on the deny list (Deny)
 //	allowed-commands      a program not on the allow list (Deny); also the rule of an allowed command under an allow list
 //	operator              a denied shell operator (Deny)
@@ -252,7 +252,10 @@
 // command plus 64 KiB, is denied. Check takes time roughly linear in the command's
 // size; it is fuzzed for panics and for allowing what does not parse.
 // Where the parser and bash could read a command differently, it is denied
-// with the construct and its position. Real bash is the oracle: the tests
+// with the construct and its position: a carriage return, a comment ending
+// in a backslash, a here-document delimiter they decode differently
+// (<<$'E\x4fF'), "<&-word", and single quotes that bash reads as text
+// inside a double-quoted ${...} around text that could end it. Real bash is the oracle: the tests
 // run every corpus case, and FuzzOracle runs generated commands, in bash
 // inside an isolated root whose every program is a recorder, and check
 // that each command bash reached is one the policy judged.
