@@ -189,7 +189,7 @@ func (c *checker) unwrap(cl *call) (call, bool) {
 			i++
 		}
 		i += w.operands
-		if name == "nohup" && i < len(args) && args[i].val == "--" {
+		if name == "nohup" && i < len(args) && args[i].val == "--" && (i == 0 || args[i-1].val != "--") {
 			i++
 		}
 		if i > len(args) {
