@@ -125,3 +125,51 @@ func (c *checker) heredocEnds(r *syntax.Redirect) {
 		c.diverges(int(r.Word.Pos().Offset()), fmt.Sprintf("a here-document delimiter that bash reads as %s and the parser as %s (they would end the here-document at different lines)", pyRepr(bash), pyRepr(parser)), "the command")
 	}
 }
+
+// arithParensBalanced reports whether the text between "((" and "))"
+// balances its parentheses when they are counted the way bash counts them
+// to find the end of an arithmetic command: quotes are honoured, but not
+// ${...}. Where they do not balance ("(( ${x#(} ))"), bash reads the
+// command as two nested subshells and runs what the parser took for an
+// expression.
+func arithParensBalanced(text string) bool {
+	depth := 0
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '\\':
+			i++
+		case '\'':
+			j := strings.IndexByte(text[i+1:], '\'')
+			if j < 0 {
+				return false
+			}
+			i += j + 1
+		case '"':
+			for i++; i < len(text) && text[i] != '"'; i++ {
+				if text[i] == '\\' {
+					i++
+				}
+			}
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
+}
+
+// arithCommandEnds checks that bash reads "(( ... ))" (or a for (( ... ))
+// header) as arithmetic, as the parser did.
+func (c *checker) arithCommandEnds(left, right syntax.Pos) {
+	start, end := int(left.Offset())+2, int(right.Offset())
+	if start < 0 || end > len(c.src.text) || start > end {
+		return
+	}
+	if !arithParensBalanced(c.src.text[start:end]) {
+		c.diverges(start-2, "an arithmetic command whose parentheses do not balance when counted as bash counts them (it then runs the text as commands in nested subshells)", "the command")
+	}
+}

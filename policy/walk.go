@@ -87,6 +87,7 @@ func (c *checker) command(cmd syntax.Command, ctx stmtCtx, writes bool) {
 				c.visitWord(w)
 			}
 		case *syntax.CStyleLoop:
+			c.arithCommandEnds(loop.Lparen, loop.Rparen)
 			c.arithm(loop.Init)
 			c.arithm(loop.Cond)
 			c.arithm(loop.Post)
@@ -105,6 +106,7 @@ func (c *checker) command(cmd syntax.Command, ctx stmtCtx, writes bool) {
 	case *syntax.FuncDecl:
 		c.funcDecl(x, ctx)
 	case *syntax.ArithmCmd:
+		c.arithCommandEnds(x.Left, x.Right)
 		c.arithm(x.X)
 	case *syntax.TestClause:
 		c.test(x.X)
