@@ -76,6 +76,9 @@ func FuzzOracle(f *testing.F) {
 		if err != nil {
 			t.Fatalf("bash oracle: %v", err)
 		}
+		if res.Truncated {
+			t.Skip("bash ran too many distinct commands to check")
+		}
 		for _, v := range open {
 			if miss := unseen(v.d, v.j, res); len(miss) > 0 {
 				t.Fatalf("[%s] %q: the policy says %s, but bash %s", v.rules, cmd, v.d, strings.Join(miss, ", "))

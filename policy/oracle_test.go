@@ -76,7 +76,10 @@ type oracleResult struct {
 	Execs    []string `json:",omitempty"` // base names of the programs executed, or looked up and not found
 	Reached  []string `json:",omitempty"` // the commands the DEBUG trap saw ($BASH_COMMAND)
 	TimedOut bool     `json:",omitempty"`
-	Stderr   string   `json:",omitempty"`
+	// Truncated reports a log too long to read whole (a loop that ran
+	// distinct commands until the timeout).
+	Truncated bool   `json:",omitempty"`
+	Stderr    string `json:",omitempty"`
 }
 
 // oracleShells are the shells whose recorder runs the oracle's bash, so that
@@ -344,7 +347,18 @@ func oracleCase(cfg oracleConfig, req oracleRequest) oracleResult {
 		res.Err = err.Error()
 		return res
 	}
+	// An endless loop logs the same few lines for as long as it runs:
+	// each distinct line is decoded once.
+	seen := map[string]bool{}
 	for _, line := range strings.Split(string(data), "\n") {
+		if seen[line] {
+			continue
+		}
+		if len(seen) >= 20000 {
+			res.Truncated = true
+			break
+		}
+		seen[line] = true
 		kind, rest, _ := strings.Cut(line, " ")
 		switch kind {
 		case "X", "N":
