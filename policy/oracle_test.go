@@ -112,7 +112,7 @@ case $n in
 exit 0
 `
 
-const oracleWrapper = `ulimit -t 4 -u 512 -f 16384 -v 4000000 2>/dev/null
+const oracleWrapper = `ulimit -t 4 -u 512 -f 16384 -v 1000000 2>/dev/null
 __ORACLE_BE= BASH_ENV=/.oracle/prelude exec -a bash /.oracle/bash -c "$1"`
 
 // oracleInit runs as PID 1 of the oracle's namespaces.
