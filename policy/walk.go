@@ -260,6 +260,11 @@ func (c *checker) callExpr(x *syntax.CallExpr, ctx stmtCtx, writes bool) {
 	ctx = c.withShellDescriptors(ctx)
 	cl := call{wrappers: c.src.via, stdinPipe: ctx.stdinPipe, stdinRedir: ctx.stdinRedir, stdoutAway: ctx.stdoutAway, stdin: ctx.stdin, writes: writes, fds: ctx.fds}
 	for _, a := range x.Assigns {
+		if a.Name != nil && !validName(a.Name.Value) {
+			// The parser takes "0=[x] ls" for an assignment; bash runs
+			// the command "0=[x]".
+			c.diverges(int(a.Pos().Offset()), fmt.Sprintf("%s, which the parser reads as an assignment and bash as a command word, since %s is not a variable name", pyRepr(short(c.text(a))), pyRepr(a.Name.Value)), "the command")
+		}
 		c.assign(a)
 		cl.env = append(cl.env, c.text(a))
 	}
@@ -657,4 +662,15 @@ func (c *checker) test(e syntax.TestExpr) {
 			return
 		}
 	}
+}
+
+// validName reports whether s is a name bash accepts for a variable.
+func validName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if !(ch == '_' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || i > 0 && ch >= '0' && ch <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
