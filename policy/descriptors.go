@@ -263,12 +263,18 @@ func (c *checker) skeleton(w word) string {
 // contents the policy does not see.
 func (c *checker) descriptorProgram(cl *call, w word, label string) {
 	n, ok := descriptorOf(c.skeleton(w))
+	if !w.lit && !(ok && n >= 0) && (cl.stdin != nil || cl.stdinPipe || len(cl.fds) > 0) {
+		// A path only known at run time may name a descriptor, or be an
+		// option or nothing at all ("$1"+ is "+"), and the shell then
+		// reads the program its input holds.
+		n, ok = -1, true
+	}
 	if !ok {
 		return
 	}
 	if n < 0 {
 		if cl.stdin != nil || cl.stdinPipe || len(cl.fds) > 0 {
-			c.dynamic(fmt.Sprintf("%s reads its program from %s, which may name a descriptor only known at run time, so the policy cannot check what it runs. Write the path literally, or run the commands directly.", pyRepr(label), short(w.val)), w.written(), w.off)
+			c.dynamic(fmt.Sprintf("%s reads its program from %s, which is only known at run time and may name a descriptor, or be an option or nothing so that the program is read from standard input; the policy cannot check what it runs. Write the path literally, or run the commands directly.", pyRepr(label), short(w.val)), w.written(), w.off)
 		}
 		return
 	}

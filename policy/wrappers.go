@@ -477,6 +477,10 @@ func (c *checker) shell(cl *call, name string, args []word) {
 		switch {
 		case script.procSu:
 			c.dynamic(fmt.Sprintf("%s runs a script produced by %s, which the policy cannot check. Save the script to a file and inspect it, or run its commands directly.", label, short(script.val)), script.val, script.off)
+		case script.lit && script.val == "+":
+			// "+" ends the options, like "-": the program is read from
+			// standard input.
+			c.stdinProgram(cl, label)
 		default:
 			// /dev/stdin, /dev/fd/N, /proc/self/fd/N: the program a
 			// descriptor reads; any other file is not analysed.
