@@ -656,7 +656,7 @@ type oracleCaseInput struct {
 
 // runOracle checks every case against the oracle, on a few oracles in
 // parallel, and reports each disagreement.
-func runOracle(t *testing.T, cases []oracleCaseInput) (ran, timedOut int) {
+func runOracle(t *testing.T, cases []oracleCaseInput) (ran, timedOut, denied, reachedDenied int) {
 	t.Helper()
 	var commands []string
 	for _, c := range cases {
@@ -692,6 +692,12 @@ func runOracle(t *testing.T, cases []oracleCaseInput) (ran, timedOut int) {
 				} else if miss := unseen(d, j, res); len(miss) > 0 {
 					t.Errorf("%s [%s] %q: the policy says %s, but bash %s", c.where, c.ruleset, c.command, d, strings.Join(miss, ", "))
 				}
+				if c.ruleset == "default" && d.Verdict == Deny {
+					denied++
+					if reachesDenied(res) {
+						reachedDenied++
+					}
+				}
 				mu.Unlock()
 			}
 		}()
@@ -704,7 +710,23 @@ func runOracle(t *testing.T, cases []oracleCaseInput) (ran, timedOut int) {
 	}
 	close(next)
 	wg.Wait()
-	return ran, timedOut
+	return ran, timedOut, denied, reachedDenied
+}
+
+// reachesDenied reports whether bash reached a program of the default deny
+// list: the denial stopped a command that would have run.
+func reachesDenied(r oracleResult) bool {
+	for _, n := range r.Execs {
+		if defaultPolicy.isDenied(baseName(n)) {
+			return true
+		}
+	}
+	for _, text := range r.Reached {
+		if n, ok := commandName(text); ok && defaultPolicy.isDenied(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // TestOracleCorpus runs every corpus case through real bash and checks
@@ -719,8 +741,9 @@ func TestOracleCorpus(t *testing.T) {
 		cases = append(cases, oracleCaseInput{fmt.Sprintf("%s:%d", c.file, c.line), c.ruleset, c.command})
 	}
 	start := time.Now()
-	ran, timedOut := runOracle(t, cases)
-	t.Logf("%d cases through the bash oracle in %v (%d timed out)", ran, time.Since(start).Round(time.Millisecond), timedOut)
+	ran, timedOut, denied, reached := runOracle(t, cases)
+	t.Logf("%d cases through the bash oracle in %v (%d timed out); of the %d the default rules deny, bash reached a denied program in %d",
+		ran, time.Since(start).Round(time.Millisecond), timedOut, denied, reached)
 }
 
 // TestOracleCalibration checks the oracle itself: commands it must see run,
