@@ -74,7 +74,18 @@ func (c *checker) bindDescriptor(r *syntax.Redirect, ctx *stmtCtx) {
 		default:
 			src = c.descriptorSource(*ctx, m, t.off)
 		}
-	case syntax.RdrIn, syntax.RdrInOut, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+	case syntax.RdrIn, syntax.RdrInOut:
+		src = c.redirectInput(r)
+		// "< /dev/stdin" and "< /dev/fd/3" open what a descriptor reads.
+		if t := c.resolve(r.Word); src == nil {
+			if m, ok := descriptorOf(c.skeleton(t)); ok && m >= 0 {
+				src = c.descriptorSource(*ctx, m, t.off)
+			} else if ok && (ctx.stdin != nil || ctx.stdinPipe || len(ctx.fds) > 0) {
+				// A path only known at run time may name one of them.
+				src = &stdinSource{off: t.off, written: pyRepr(short(t.val))}
+			}
+		}
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 		src = c.redirectInput(r)
 	}
 	switch {
