@@ -53,15 +53,16 @@
 //   - a shell program read from a here-document, a here-string, or a literal
 //     echo or printf piped into sh, bash or at; also through a descriptor
 //     ("bash /dev/fd/3 3<<EOF", "bash 3<<EOF <&3", "exec 4<<EOF; bash <&4",
-//     "source -- /dev/stdin", "sh /proc/self/fd/0 <<<..."): program paths
+//     "source -- /dev/stdin", "sh /proc/self/fd/0 <<<...",
+//     "bash <<EOF < /dev/stdin"): program paths
 //     are normalised (/dev//stdin, /dev/./stdin, /proc/$$/fd/0), the
 //     descriptors set by redirections and by exec are followed, and code
 //     given to bash -c or eval inherits them; a descriptor the command does
 //     not set asks;
 //   - text bash expands although it is written in single quotes: the word of
 //     a double-quoted ${x:-'...'} (and -, +, :+, =, :=, ?, :?), the same in a
-//     here-document, and arithmetic ((( )), $(( )), $[ ], for (( )), array
-//     subscripts, ${x:offset:length}); and strings bash evaluates as
+//     here-document, and arithmetic: (( )), $(( )), $[ ], for (( )), array
+//     subscripts, ${x:offset:length}; and strings bash evaluates as
 //     arithmetic, whose subscripts run substitutions: [[ x -eq y ]],
 //     [[ -v ]], test -v, let, printf -v, read, declare (also -i and -n
 //     values), unset, wait -p, getopts, mapfile, and assigned values such
@@ -70,7 +71,8 @@
 //     program the name then runs), BASH_ALIASES[name]=... and
 //     env 'BASH_FUNC_name%%=() {...}' (the code they define), compgen and
 //     complete -C, -W and -F, mapfile and readarray -C, bind -x. BASH_ENV
-//     and ENV (a file bash runs first), ${x@P}, set -k, enable -f, a value
+//     (a file bash runs first; ENV for an interactive sh), ${x@P}, set -k,
+//     enable -f, a value
 //     read from input into such a variable, and an alias defined where
 //     alias expansion is on (shopt -s expand_aliases, POSIX mode, sh -c)
 //     are asked about;
