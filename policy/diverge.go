@@ -16,6 +16,10 @@ import (
 //     ("x\r# ; rm -rf /" runs rm), the parser as a blank, and it drops one
 //     before a newline, so comments, words and here-document delimiters
 //     end in different places.
+//   - The bytes \x01 and \x7f: bash marks quoted text with them internally,
+//     and a word holding them can reach a program altered ($'\\\x01'
+//     runs "\\\x01\x01"). Decoded from $'...', they make the word only known
+//     at run time.
 //   - A comment ending in a backslash: bash ends the comment at the
 //     newline, the parser joins the next line to it, hiding the command on
 //     that line.
@@ -25,6 +29,9 @@ import (
 func divergence(code string) (int, string, bool) {
 	if i := strings.IndexByte(code, '\r'); i >= 0 {
 		return i, "a carriage return, which bash reads as part of a word and the parser as a blank or a line end", true
+	}
+	if i := strings.IndexAny(code, "\x01\x7f"); i >= 0 {
+		return i, "a \\x01 or \\x7f byte, which bash uses internally to quote text and passes on altered in places", true
 	}
 	return 0, "", false
 }

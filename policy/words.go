@@ -38,6 +38,11 @@ func (c *checker) resolve(w *syntax.Word) word {
 			v := p.Value
 			if p.Dollar {
 				v = decodeANSIC(v)
+				if strings.ContainsAny(v, "\x01\x7f") {
+					// bash's own quoting bytes: it may pass the word on
+					// altered (see diverge.go).
+					dynamic()
+				}
 			}
 			val.WriteString(v)
 			skel.WriteByte('q')
