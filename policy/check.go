@@ -29,11 +29,16 @@ const (
 //
 // The verdict is Deny if any command, operator or rule denies (the first
 // denial in source order is reported), else Ask if anything asks, else Allow.
-func (p *Policy) Check(command string) Decision {
+func (p *Policy) Check(command string) Decision { return p.check(command, nil) }
+
+// check is Check with a hook that is told the name of every command judged
+// and, with dynamic set, that something was only known at run time. The
+// bash oracle test uses it.
+func (p *Policy) check(command string, trace func(name string, dynamic bool)) Decision {
 	if p == nil {
 		p = defaultPolicy
 	}
-	c := &checker{p: p, input: command}
+	c := &checker{p: p, input: command, trace: trace}
 	if d, bad := c.validateInput(); bad {
 		return d
 	}
@@ -42,7 +47,22 @@ func (p *Policy) Check(command string) Decision {
 	if f := c.parse(command, "the command"); f != nil {
 		c.stmts(f.Stmts, stmtCtx{})
 	}
+	c.aliasesExpanded()
+	if trace != nil {
+		for _, f := range c.found {
+			if f.d.Rule == ruleDynamic {
+				trace("", true)
+			}
+		}
+	}
 	return c.decide()
+}
+
+// saw tells the trace hook about a command being judged.
+func (c *checker) saw(cl *call) {
+	if c.trace != nil && len(cl.words) > 0 && cl.words[0].lit {
+		c.trace(baseName(cl.words[0].val), false)
+	}
 }
 
 func (c *checker) validateInput() (Decision, bool) {
@@ -85,6 +105,16 @@ type checker struct {
 	// variable's value, a git setting, an alias, a trap. Such code is
 	// checked, but not for being interactive.
 	later int
+	trace func(name string, dynamic bool) // see Policy.check
+	// shellFDs holds the descriptors that exec redirections gave the shell
+	// (exec 3<<EOF), which every later command inherits.
+	shellFDs stmtCtx
+	// aliasDef is the first alias definition, aliasExpand the first word
+	// that turns alias expansion on (see strcode.go).
+	aliasDef, aliasExpand *word
+	// inherit is the command whose code string is being checked (bash -c,
+	// eval): the code inherits its standard input and descriptors.
+	inherit *call
 }
 
 // source is a piece of shell code being walked: the command itself, or a
@@ -202,9 +232,17 @@ func (c *checker) parse(code, what string) (f *syntax.File) {
 		}
 		parsers.Put(parser)
 	}()
+	if off, why, bad := divergence(code); bad {
+		c.diverges(off, why, what)
+		return nil
+	}
 	f, err := parser.Parse(strings.NewReader(code), "")
 	if err != nil {
 		c.parseError(err, what)
+		return nil
+	}
+	if off, bad := commentDivergence(code); bad {
+		c.diverges(off, "a comment ending in a backslash, which bash ends at the newline and the parser continues onto the next line", what)
 		return nil
 	}
 	return f

@@ -78,6 +78,7 @@ type call struct {
 	stdoutAway bool
 	writes     bool
 	stdin      *stdinSource // what a program reading stdin would read, when known
+	fds        fdTable      // what descriptors above 2 read, when set (see descriptors.go)
 }
 
 // stdinSource is the literal text a command reads on standard input, when

@@ -60,7 +60,7 @@ type corpusCase struct {
 	command string
 }
 
-func readCorpus(t *testing.T, file string, withDecision bool) []corpusCase {
+func readCorpus(t testing.TB, file string, withDecision bool) []corpusCase {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
@@ -125,7 +125,7 @@ func readCorpus(t *testing.T, file string, withDecision bool) []corpusCase {
 	return cases
 }
 
-func corpusPolicies(t *testing.T) map[string]*Policy {
+func corpusPolicies(t testing.TB) map[string]*Policy {
 	t.Helper()
 	out := map[string]*Policy{}
 	for name, r := range corpusRules {
@@ -140,7 +140,7 @@ func corpusPolicies(t *testing.T) map[string]*Policy {
 
 // readCorpora reads every file matching pattern, in name order, so each
 // class of cases can live in a file of its own.
-func readCorpora(t *testing.T, pattern string, withDecision bool) []corpusCase {
+func readCorpora(t testing.TB, pattern string, withDecision bool) []corpusCase {
 	t.Helper()
 	files, err := filepath.Glob(pattern)
 	if err != nil || len(files) == 0 {

@@ -51,7 +51,31 @@
 //     that programs run later (GIT_SSH_COMMAND, GIT_PAGER, PAGER, EDITOR,
 //     PROMPT_COMMAND, command substitutions in PS4, ...);
 //   - a shell program read from a here-document, a here-string, or a literal
-//     echo or printf piped into sh, bash or at;
+//     echo or printf piped into sh, bash or at; also through a descriptor
+//     ("bash /dev/fd/3 3<<EOF", "bash 3<<EOF <&3", "exec 4<<EOF; bash <&4",
+//     "source -- /dev/stdin", "sh /proc/self/fd/0 <<<...",
+//     "bash <<EOF < /dev/stdin"): program paths
+//     are normalised (/dev//stdin, /dev/./stdin, /proc/$$/fd/0), the
+//     descriptors set by redirections and by exec are followed, and code
+//     given to bash -c or eval inherits them; a descriptor the command does
+//     not set asks;
+//   - text bash expands although it is written in single quotes: the word of
+//     a double-quoted ${x:-'...'} (and -, +, :+, =, :=, ?, :?), the same in a
+//     here-document, and arithmetic: (( )), $(( )), $[ ], for (( )), array
+//     subscripts, ${x:offset:length}; and strings bash evaluates as
+//     arithmetic, whose subscripts run substitutions: [[ x -eq y ]],
+//     [[ -v ]], test -v, let, printf -v, read, declare (also -i and -n
+//     values), unset, wait -p, getopts, mapfile, and assigned values such
+//     as x='a[$(cmd)]';
+//   - strings that bash features turn into code: BASH_CMDS[name]=path (the
+//     program the name then runs), BASH_ALIASES[name]=... and
+//     env 'BASH_FUNC_name%%=() {...}' (the code they define), compgen and
+//     complete -C, -W and -F, mapfile and readarray -C, bind -x. BASH_ENV
+//     (a file bash runs first; ENV for an interactive sh), ${x@P}, set -k,
+//     enable -f, a value
+//     read from input into such a variable, and an alias defined where
+//     alias expansion is on (shopt -s expand_aliases, POSIX mode, sh -c)
+//     are asked about;
 //   - commands git would run: git -c and git config with keys such as
 //     core.pager, core.sshCommand, core.editor, alias.x=!cmd and
 //     credential.helper, --upload-pack, --receive-pack, rebase --exec,
@@ -89,7 +113,7 @@
 //	invalid-input         the command holds a NUL byte or is not UTF-8 (Deny)
 //	too-long              the command is over 1 MiB (Deny)
 //	too-deep              nesting beyond 100 levels, or too much nested shell code (Deny)
-//	parse-error           the command is not valid bash; Reason has the parser's message and position (Deny)
+//	parse-error           the command is not valid bash, or holds a construct the parser reads differently from bash (see Security); Reason has the message and position (Deny)
 //	denied-command        a program on the deny list (Deny)
 //	allowed-commands      a program not on the allow list (Deny); also the rule of an allowed command under an allow list
 //	operator              a denied shell operator (Deny)
@@ -190,24 +214,33 @@
 //
 // # Limits
 //
-// Static analysis sees the command text, not what programs do when they
-// run. Not caught:
+// Static analysis sees the command's text and nothing else. What is not in
+// that text the policy cannot know, and it does not pretend to:
 //
-//   - what a script file or a program does: "python3 script.py",
-//     "bash deploy.sh", "make", "npm run build" or "python3 -c '...'" that
-//     delete files are allowed by the default rules; so is code that awk,
-//     perl, sed or a git hook runs;
-//   - a program copied or linked under another name ("cp /bin/rm x; ./x");
-//   - what the environment changes: LD_PRELOAD, BASH_ENV, a PATH pointing
-//     at other programs, aliases and functions defined outside the command;
-//   - bash evaluating a variable's value as arithmetic, which can run
-//     command substitutions it holds (x='a[$(cmd)]'; echo $((x)));
-//   - commands run in a container or on a remote host by docker exec or
-//     kubectl exec.
+//   - what a script file or an interpreter's program does: "bash
+//     deploy.sh", "make", "npm run build", "python3 -c '...'", a git hook,
+//     code run by awk, perl or sed, the file BASH_ENV names (which asks).
+//     The program's text is in a file or another language, not in the
+//     command, so a script that deletes files is allowed like any other;
+//   - what a name refers to on the file system at run time: a program
+//     copied or linked under another name ("cp /bin/rm x; ./x"), a file
+//     linked to /dev/stdin. Only the file system at run time decides;
+//   - values computed at run time that bash evaluates as arithmetic or as
+//     variable names: "$((x))" where x came from a file or a command's
+//     output, printf -v "$name". Literal values in the command are checked
+//     (x='a[$(cmd)]' is), but a value read at run time is data the policy
+//     never sees;
+//   - what the command inherits: aliases, functions and variables defined
+//     before it started, a PATH pointing at other programs. They are not in
+//     its text (shellcap scrubs the environment it starts commands with);
+//   - commands run in a container or on another machine by docker exec,
+//     kubectl exec or ssh: they run elsewhere, under that system's rules.
 //
-// Treat the policy as a guardrail that catches mistakes and makes a model's
-// intent visible, and pair it with a sandbox (shellcap's sandbox package)
-// when commands must not be able to harm the machine.
+// For these the sandbox, not the policy, is the boundary: run commands
+// under shellcap's sandbox package (Landlock, seccomp, namespaces, a
+// network allow list) when they must not be able to harm the machine, and
+// treat the policy as the check that catches mistakes and makes a model's
+// intent visible.
 //
 // # Security
 //
@@ -220,6 +253,14 @@
 // more nested shell code (eval, bash -c) than four times the size of the
 // command plus 64 KiB, is denied. Check takes time roughly linear in the command's
 // size; it is fuzzed for panics and for allowing what does not parse.
+// Where the parser and bash could read a command differently, it is denied
+// with the construct and its position: a carriage return, a comment ending
+// in a backslash, a here-document delimiter they decode differently
+// (<<$'E\x4fF'), "<&-word", and single quotes that bash reads as text
+// inside a double-quoted ${...} around text that could end it. Real bash is the oracle: the tests
+// run every corpus case, and FuzzOracle runs generated commands, in bash
+// inside an isolated root whose every program is a recorder, and check
+// that each command bash reached is one the policy judged.
 // Deny beats allow everywhere: a Custom function can replace an ask or an
 // allow, never a denial. A Policy is immutable and safe for concurrent use.
 package policy

@@ -7,6 +7,7 @@ import "fmt"
 // allow patterns, the approval tiers, and last the Custom function. The
 // first rule that denies decides; Custom may replace an ask or an allow.
 func (c *checker) judge(cl *call) {
+	c.observe(cl)
 	p := c.p
 	head := cl.words[0]
 	off := head.off

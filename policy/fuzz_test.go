@@ -73,7 +73,7 @@ func FuzzNesting(f *testing.F) {
 	for _, s := range []string{
 		"echo $(a $(b $(c)))", "( ( (x) ) )", "echo \"$(echo \")\" $(x))\"", "case x in a) $(case y in b) z;; esac);; esac",
 		"cat <<E\n)\nE\n$(x)", "echo $(( (1 + (2)) ))", "a[a[a[1]]]=1", "{ { x; }; }", "x=$(cat <<'E'\n)))\nE\n)",
-		"echo ${a:-${b:-${c}}}", "echo `a`", "f() { g() { (x); }; }",
+		"echo ${a:-${b:-${c}}}", "echo `a`", "f() { g() { (x); }; }", "echo $[1] $[a[2]]", "(( a[')'] + $(( '(' )) ))",
 	} {
 		f.Add(s)
 	}
@@ -147,6 +147,8 @@ func TestNestingLimits(t *testing.T) {
 		{"heredoc parens", "cat <<'E'\n" + strings.Repeat("((((\n", 100_000) + "E", "default"},
 		{"at the limit", deep("$(", "x", ")", maxDepth/4), "dynamic-command"},
 		{"long flat", strings.Repeat("ls && ", 150_000) + "ls", "default"},
+		{"dollar brackets", strings.Repeat("echo $[1] $[a[2]]; ", 20_000), "default"},
+		{"quotes in arithmetic", strings.Repeat("(( a[')'] )); ", 20_000), "default"},
 		{"long pipeline", strings.Repeat("ls | ", 150_000) + "ls", "default"},
 		{"too long", strings.Repeat("x", maxInputBytes+1), "too-long"},
 	} {
@@ -175,7 +177,9 @@ func TestLinearTime(t *testing.T) {
 	unit := `cd src && grep -rn "TODO" --include='*.go' . | sort | uniq -c > /tmp/todo.txt; ` +
 		"for f in $(ls *.go); do echo \"$f\"; done; x=${y:-$(date)}; bash -c 'git status'; " +
 		"cat <<'EOF' > notes.txt\n(text) with 'quotes' and $(not run)\nEOF\n" +
-		"if [[ -f go.mod ]]; then go test ./... 2>&1 | tail; fi; eval \"echo hi\"\n"
+		"if [[ -f go.mod ]]; then go test ./... 2>&1 | tail; fi; eval \"echo hi\"\n" +
+		"echo \"${x:-'$(date)'}\"; a['k']=1; (( n = a['k'] + 1 )); printf -v 'v[1]' %s x; [[ $n -eq 2 ]]\n" +
+		"exec 3<<EOF\necho ${y:-'z'}\nEOF\nbash /dev/fd/3; bash -c 'source /dev/stdin' <<<'ls'; ls \\\n  -la # done\n"
 	build := func(size int) string {
 		return strings.Repeat(unit, size/len(unit))
 	}
@@ -198,5 +202,49 @@ func TestLinearTime(t *testing.T) {
 	t.Logf("per byte: %.1f ns at %d bytes, %.1f ns at %d bytes (ratio %.2f)", s, len(small), l, len(large), ratio)
 	if ratio > 8 {
 		t.Errorf("checking 1 MiB costs %.1f times more per byte than 10 KiB: not linear", ratio)
+	}
+}
+
+// TestLinearConstructs checks, for each construct the walker re-reads or
+// follows (quotes bash reads as text, arithmetic strings, descriptors,
+// subscripts, comments), that a command ten times larger costs about as
+// much more as plain commands ten times larger do, measured in the same
+// run as ratios of the best of several runs. A quadratic step would cost
+// ten times more again.
+func TestLinearConstructs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	cost := func(cmd string) time.Duration {
+		best := time.Duration(1 << 62)
+		for range 7 {
+			start := time.Now()
+			defaultPolicy.Check(cmd)
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	growth := func(unit string) float64 {
+		small := strings.Repeat(unit, 8<<10/len(unit))
+		large := strings.Repeat(unit, 80<<10/len(unit))
+		cost(small)
+		return float64(cost(large)) / float64(cost(small))
+	}
+	plain := growth("echo hi; ls -la | wc -l; x=1; cat <<EOF\nx\nEOF\n")
+	t.Logf("plain commands: ten times the input costs %.1f times more", plain)
+	for _, tt := range []struct{ name, unit string }{
+		{"quotes as text", `echo "${x:-'$(date) a'}" "${y:+'b'}"; `},
+		{"arithmetic", "(( a['$(date)'] + '1' )); echo $[ 'x' ]; [[ 1 -eq 'a[$(true)]' ]]; "},
+		{"descriptors", "exec 3<<<'ls' 4<&3 5<&0; bash /dev/fd/3 <&4; source /proc/self/fd/5 <<<'pwd'; "},
+		{"many descriptors", "exec 7<<<'ls'; exec 8<&7; exec 9<&8; bash /dev/fd/9; "},
+		{"subscripts", "printf -v 'v[$(date)]' %s x; read 'r[1]' <<<x; declare -i n='a[$(true)]'; "},
+		{"comments", "ls \\\n  -la # note\n"},
+		{"heredocs", "cat <<EOF\n${x:-'$(date)'}\nEOF\n"},
+	} {
+		g := growth(tt.unit)
+		t.Logf("%s: ten times the input costs %.1f times more", tt.name, g)
+		if g > 4*plain {
+			t.Errorf("%s: ten times the input costs %.1f times more, plain commands %.1f: not linear", tt.name, g, plain)
+		}
 	}
 }

@@ -14,16 +14,17 @@ package policy
 type scanKind uint8
 
 const (
-	scanRoot     scanKind = iota
-	scanParen             // ( $( <( >(  : code
-	scanArith             // (( $(( and ( inside them
-	scanGroup             // { at the start of a command
-	scanParam             // ${
-	scanDouble            // "
-	scanBacktick          // `
-	scanBracket           // [ : arithmetic index, or a word-local bracket in code
-	scanCase              // case ... esac: ")" ends a pattern
-	scanHeredoc           // body of a here-document whose delimiter is unquoted
+	scanRoot          scanKind = iota
+	scanParen                  // ( $( <( >(  : code
+	scanArith                  // (( $(( and ( inside them
+	scanGroup                  // { at the start of a command
+	scanParam                  // ${
+	scanDouble                 // "
+	scanBacktick               // `
+	scanBracket                // [ : arithmetic index, or a word-local bracket in code
+	scanCase                   // case ... esac: ")" ends a pattern
+	scanHeredoc                // body of a here-document whose delimiter is unquoted
+	scanDollarBracket          // $[ ... ]: arithmetic that "]" ends
 )
 
 type scanFrame struct {
@@ -78,7 +79,7 @@ func (s *scanner) pop() {
 
 // popWordBrackets drops the word-local brackets of code context.
 func (s *scanner) popWordBrackets() {
-	for s.top() == scanBracket && len(s.stack) > 1 && s.stack[len(s.stack)-2].kind != scanArith && s.stack[len(s.stack)-2].kind != scanParam {
+	for s.top() == scanBracket && len(s.stack) > 1 && !isArith(s.stack[len(s.stack)-2].kind) && s.stack[len(s.stack)-2].kind != scanParam {
 		s.pop()
 	}
 }
@@ -113,12 +114,12 @@ func (s *scanner) run() {
 		switch s.top() {
 		case scanDouble, scanHeredoc:
 			s.double()
-		case scanArith:
+		case scanArith, scanDollarBracket:
 			s.arith()
 		case scanParam:
 			s.param()
 		case scanBracket:
-			if len(s.stack) > 1 && s.stack[len(s.stack)-2].kind == scanArith {
+			if len(s.stack) > 1 && isArith(s.stack[len(s.stack)-2].kind) {
 				s.arith()
 			} else if len(s.stack) > 1 && s.stack[len(s.stack)-2].kind == scanParam {
 				s.param()
@@ -151,8 +152,7 @@ func (s *scanner) dollar() bool {
 		return true
 	case '[':
 		s.i += 2
-		s.push(scanArith)
-		s.push(scanBracket)
+		s.push(scanDollarBracket)
 		return true
 	}
 	return false
@@ -203,7 +203,15 @@ func (s *scanner) arith() {
 		s.push(scanBracket)
 	case ']':
 		s.i++
-		s.closeTo(scanBracket)
+		if s.top() == scanDollarBracket {
+			s.pop()
+		} else {
+			s.closeTo(scanBracket)
+		}
+	case '\'':
+		// The parser reads single quotes in arithmetic as quotes, and so
+		// does bash when it finds the end of the expression.
+		s.skipSingle()
 	case '"':
 		s.i++
 		s.push(scanDouble)
@@ -217,6 +225,8 @@ func (s *scanner) arith() {
 		s.i++
 	}
 }
+
+func isArith(k scanKind) bool { return k == scanArith || k == scanDollarBracket }
 
 func (s *scanner) param() {
 	switch c := s.code[s.i]; c {

@@ -14,6 +14,7 @@ type stmtCtx struct {
 	stdinRedir bool
 	stdoutAway bool // standard output goes to a pipe or a file, not a terminal
 	stdin      *stdinSource
+	fds        fdTable // descriptors above 2 set by redirections
 }
 
 // stmts walks a list of statements, checking the separators between them.
@@ -50,8 +51,14 @@ func (c *checker) stmt(s *syntax.Stmt, ctx stmtCtx) {
 	}
 	defer c.leave()
 	writes := false
+	ctx = c.withShellDescriptors(ctx)
 	for _, r := range s.Redirs {
 		c.redirect(r, &ctx, &writes)
+	}
+	if execOnly(s) {
+		// exec with only redirections changes the descriptors of the
+		// shell itself, for every later command.
+		c.persist(ctx)
 	}
 	c.command(s.Cmd, ctx, writes)
 }
@@ -80,6 +87,7 @@ func (c *checker) command(cmd syntax.Command, ctx stmtCtx, writes bool) {
 				c.visitWord(w)
 			}
 		case *syntax.CStyleLoop:
+			c.arithCommandEnds(loop.Lparen, loop.Rparen)
 			c.arithm(loop.Init)
 			c.arithm(loop.Cond)
 			c.arithm(loop.Post)
@@ -98,6 +106,7 @@ func (c *checker) command(cmd syntax.Command, ctx stmtCtx, writes bool) {
 	case *syntax.FuncDecl:
 		c.funcDecl(x, ctx)
 	case *syntax.ArithmCmd:
+		c.arithCommandEnds(x.Left, x.Right)
 		c.arithm(x.X)
 	case *syntax.TestClause:
 		c.test(x.X)
@@ -162,7 +171,7 @@ func (c *checker) binary(b *syntax.BinaryCmd, ctx stmtCtx) {
 			} else {
 				c.operator(opPipeAll, "|&", bc.OpPos)
 			}
-			rctx = stmtCtx{stdinPipe: true, stdin: &stdinSource{pipe: left}, stdoutAway: ctx.stdoutAway}
+			rctx = stmtCtx{stdinPipe: true, stdin: &stdinSource{pipe: left}, stdoutAway: ctx.stdoutAway, fds: ctx.fds}
 		}
 		if i > 0 && isPipe(chain[i-1].Op) {
 			rctx.stdoutAway = true
@@ -248,8 +257,14 @@ func (c *checker) funcDecl(f *syntax.FuncDecl, ctx stmtCtx) {
 }
 
 func (c *checker) callExpr(x *syntax.CallExpr, ctx stmtCtx, writes bool) {
-	cl := call{wrappers: c.src.via, stdinPipe: ctx.stdinPipe, stdinRedir: ctx.stdinRedir, stdoutAway: ctx.stdoutAway, stdin: ctx.stdin, writes: writes}
+	ctx = c.withShellDescriptors(ctx)
+	cl := call{wrappers: c.src.via, stdinPipe: ctx.stdinPipe, stdinRedir: ctx.stdinRedir, stdoutAway: ctx.stdoutAway, stdin: ctx.stdin, writes: writes, fds: ctx.fds}
 	for _, a := range x.Assigns {
+		if a.Name != nil && !validName(a.Name.Value) {
+			// The parser takes "0=[x] ls" for an assignment; bash runs
+			// the command "0=[x]".
+			c.diverges(int(a.Pos().Offset()), fmt.Sprintf("%s, which the parser reads as an assignment and bash as a command word, since %s is not a variable name", pyRepr(short(c.text(a))), pyRepr(a.Name.Value)), "the command")
+		}
 		c.assign(a)
 		cl.env = append(cl.env, c.text(a))
 	}
@@ -317,6 +332,7 @@ func (c *checker) assign(a *syntax.Assign) {
 	if a.Name != nil && a.Value != nil && !a.Append && (codeVariables[a.Name.Value] || promptVariables[a.Name.Value]) {
 		c.deferred(func() { c.codeVariable(a.Name.Value, c.resolve(a.Value)) })
 	}
+	c.specialAssign(a)
 }
 
 // codeVariables are environment variables whose value a shell or a program
@@ -351,6 +367,8 @@ func (c *checker) codeVariable(name string, val word) {
 		if val.lit && strings.ContainsAny(val.val, "$`") {
 			c.nestedDocument(val.val, val, name+"=")
 		}
+	case startupVariables[name]:
+		c.startupVariable(name, val)
 	}
 }
 
@@ -362,13 +380,20 @@ func (c *checker) redirect(r *syntax.Redirect, ctx *stmtCtx, writes *bool) {
 	if r.Word != nil {
 		c.visitWord(r.Word)
 	}
+	if r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc {
+		c.heredocEnds(r)
+	}
+	if (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && r.Word != nil && len(r.Word.Parts) > 0 {
+		// bash reads "<&-ls" as "<&-" and a word "ls"; the parser as one
+		// target "-ls".
+		if l, ok := r.Word.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(l.Value, "-") && (len(l.Value) > 1 || len(r.Word.Parts) > 1) {
+			c.diverges(int(r.Word.Pos().Offset()), fmt.Sprintf("%s, which bash reads as %s followed by the word %s, and the parser as one descriptor", pyRepr(c.text(r)), pyRepr(r.Op.String()+"-"), pyRepr(strings.TrimPrefix(c.text(r.Word), "-"))), "the command")
+		}
+	}
 	if r.Hdoc != nil && !heredocQuoted(r) {
-		c.visitWord(r.Hdoc)
+		c.visitWordIn(r.Hdoc, true)
 	}
-	if isStdinRedirect(r) {
-		ctx.stdinRedir, ctx.stdinPipe = true, false
-		ctx.stdin = c.redirectInput(r)
-	}
+	c.bindDescriptor(r, ctx)
 	if kind&(opOut|opAppend|opClobber|opAll|opAppendAll|opDupOut|opDupOutFile) != 0 && (r.N == nil || r.N.Value == "1") {
 		ctx.stdoutAway = true
 	}
@@ -507,44 +532,33 @@ func (c *checker) redirectInput(r *syntax.Redirect) *stdinSource {
 
 // visitWord walks the substitutions and expansions inside a word: every
 // command and process substitution the shell would run.
-func (c *checker) visitWord(w *syntax.Word) {
+func (c *checker) visitWord(w *syntax.Word) { c.visitWordIn(w, false) }
+
+// visitWordIn walks a word; dq reports that it is inside double quotes or
+// the body of a here-document with an unquoted delimiter, where bash reads
+// single quotes in some places as plain characters.
+func (c *checker) visitWordIn(w *syntax.Word, dq bool) {
 	if w == nil {
 		return
 	}
 	for _, p := range w.Parts {
-		c.wordPart(p)
+		c.wordPart(p, dq)
 	}
 }
 
-func (c *checker) wordPart(p syntax.WordPart) {
+func (c *checker) wordPart(p syntax.WordPart, dq bool) {
 	switch x := p.(type) {
 	case *syntax.Lit, *syntax.SglQuoted, *syntax.ExtGlob:
 	case *syntax.DblQuoted:
 		for _, dp := range x.Parts {
-			c.wordPart(dp)
+			c.wordPart(dp, true)
 		}
 	case *syntax.ParamExp:
 		if !c.enter() {
 			return
 		}
 		defer c.leave()
-		if x.NestedParam != nil {
-			c.wordPart(x.NestedParam)
-		}
-		if x.Index != nil {
-			c.arithm(x.Index)
-		}
-		if x.Slice != nil {
-			c.arithm(x.Slice.Offset)
-			c.arithm(x.Slice.Length)
-		}
-		if x.Repl != nil {
-			c.visitWord(x.Repl.Orig)
-			c.visitWord(x.Repl.With)
-		}
-		if x.Exp != nil {
-			c.visitWord(x.Exp.Word)
-		}
+		c.paramExp(x, dq)
 	case *syntax.CmdSubst:
 		if x.Backquotes {
 			c.operator(opBacktick, "`", x.Left)
@@ -564,7 +578,7 @@ func (c *checker) wordPart(p syntax.WordPart) {
 		}
 	case *syntax.BraceExp:
 		for _, e := range x.Elems {
-			c.visitWord(e)
+			c.visitWordIn(e, dq)
 		}
 	}
 }
@@ -596,7 +610,9 @@ func (c *checker) arithm(e syntax.ArithmExpr) {
 		case *syntax.FlagsArithm:
 			e = x.X
 		case *syntax.Word:
-			c.visitWord(x)
+			// Bash expands arithmetic like double-quoted text.
+			c.visitWordIn(x, true)
+			c.arithText(x)
 			return
 		default:
 			return
@@ -613,9 +629,21 @@ func (c *checker) test(e syntax.TestExpr) {
 	for e != nil && c.fatal == nil {
 		switch x := e.(type) {
 		case *syntax.BinaryTest:
+			if arithmTestOps[x.Op] {
+				// -eq and friends evaluate both operands as arithmetic.
+				for _, side := range []syntax.TestExpr{x.X, x.Y} {
+					if w, ok := side.(*syntax.Word); ok {
+						c.arithString(w)
+					}
+				}
+			}
 			c.test(x.Y)
 			e = x.X
 		case *syntax.UnaryTest:
+			if w, ok := x.X.(*syntax.Word); ok && (x.Op == syntax.TsVarSet || x.Op == syntax.TsRefVar) {
+				// -v NAME evaluates a subscript of NAME as arithmetic.
+				c.arithString(w)
+			}
 			e = x.X
 			if !c.enter() {
 				return
@@ -634,4 +662,15 @@ func (c *checker) test(e syntax.TestExpr) {
 			return
 		}
 	}
+}
+
+// validName reports whether s is a name bash accepts for a variable.
+func validName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if !(ch == '_' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || i > 0 && ch >= '0' && ch <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -38,6 +38,11 @@ func (c *checker) resolve(w *syntax.Word) word {
 			v := p.Value
 			if p.Dollar {
 				v = decodeANSIC(v)
+				if strings.ContainsAny(v, "\x01\x7f") {
+					// bash's own quoting bytes: it may pass the word on
+					// altered (see diverge.go).
+					dynamic()
+				}
 			}
 			val.WriteString(v)
 			skel.WriteByte('q')
@@ -181,27 +186,21 @@ func unescape(s, special string) string {
 	return b.String()
 }
 
-// hasBraceExpansion reports whether the unquoted skeleton of a word holds a
-// brace expansion such as {a,b} or {1..3}.
+// hasBraceExpansion reports whether the unquoted skeleton of a word may
+// hold a brace expansion such as {a,b} or {1..3}. Bash pairs braces in ways
+// that are easy to get wrong ("{}{},}" expands to "{}}"), so any "," or
+// ".." between the first "{" and the last "}" counts.
 func hasBraceExpansion(skel string) bool {
-	for {
-		open := strings.IndexByte(skel, '{')
-		if open < 0 {
-			return false
-		}
-		closing := strings.IndexByte(skel[open+1:], '}')
-		if closing < 0 {
-			return false
-		}
-		inner := skel[open+1 : open+1+closing]
-		if i := strings.LastIndexByte(inner, '{'); i >= 0 {
-			inner = inner[i+1:]
-		}
-		if strings.Contains(inner, ",") || strings.Contains(inner, "..") {
-			return true
-		}
-		skel = skel[open+1:]
+	open := strings.IndexByte(skel, '{')
+	if open < 0 {
+		return false
 	}
+	end := strings.LastIndexByte(skel, '}')
+	if end < open {
+		return false
+	}
+	inner := skel[open+1 : end]
+	return strings.Contains(inner, ",") || strings.Contains(inner, "..")
 }
 
 // decodeANSIC decodes the body of a $'...' string as bash does. Like bash,

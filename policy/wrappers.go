@@ -189,7 +189,7 @@ func (c *checker) unwrap(cl *call) (call, bool) {
 			i++
 		}
 		i += w.operands
-		if name == "nohup" && i < len(args) && args[i].val == "--" {
+		if name == "nohup" && i < len(args) && args[i].val == "--" && (i == 0 || args[i-1].val != "--") {
 			i++
 		}
 		if i > len(args) {
@@ -229,6 +229,10 @@ func (c *checker) unwrap(cl *call) (call, bool) {
 			repl = w.val
 		} else if hasOpt(opts, "-i", "--replace") {
 			repl = "{}"
+		}
+		if i == len(args) {
+			// With no command, xargs runs echo.
+			return inner([]word{{val: "echo", prefix: "echo", lit: true, off: head.off}}, "xargs")
 		}
 		return inner(placeholderCommand(args[i:], repl), "xargs")
 	case "busybox", "toybox":
@@ -403,10 +407,15 @@ func (c *checker) envAssignment(w word) {
 
 func (c *checker) env(cl *call, args []word, inner func([]word, string) (call, bool)) (call, bool) {
 	opts, i := parseOpts(args, envSpec)
+	if i < len(args) && args[i].lit && args[i].val == "-" {
+		i++ // "-" is -i
+	}
 	var env []string
 	for i < len(args) && args[i].lit && strings.Contains(args[i].val, "=") {
 		if isAssignment(args[i].val) {
 			c.envAssignment(args[i])
+		} else if strings.HasPrefix(args[i].val, "BASH_FUNC_") {
+			c.exportedFunction(args[i])
 		}
 		env = append(env, args[i].val)
 		i++
@@ -468,11 +477,16 @@ func (c *checker) shell(cl *call, name string, args []word) {
 		switch {
 		case script.procSu:
 			c.dynamic(fmt.Sprintf("%s runs a script produced by %s, which the policy cannot check. Save the script to a file and inspect it, or run its commands directly.", label, short(script.val)), script.val, script.off)
-			return
-		case script.lit && script.val == "/dev/stdin":
+		case script.lit && script.val == "+":
+			// "+" ends the options, like "-": the program is read from
+			// standard input.
+			c.stdinProgram(cl, label)
 		default:
-			return // a script file: its contents are not analysed
+			// /dev/stdin, /dev/fd/N, /proc/self/fd/N: the program a
+			// descriptor reads; any other file is not analysed.
+			c.descriptorProgram(cl, script, label)
 		}
+		return
 	}
 	c.stdinProgram(cl, label)
 }
@@ -504,6 +518,7 @@ func (c *checker) code(cl *call, w word, label string) {
 		c.dynamic(fmt.Sprintf("%s runs shell code that is only known at run time (%s), so the policy cannot check it. Write the commands out directly.", label, short(w.val)), w.val, w.off)
 		return
 	}
+	c.inherit = cl
 	c.nested(w.val, w, append(slices.Clip(cl.wrappers), label), "the code run by "+label)
 }
 
@@ -527,6 +542,7 @@ func (c *checker) joinedCode(cl *call, ws []word, label string) {
 		w.exact = false
 	}
 	w.val = code
+	c.inherit = cl
 	c.nested(code, w, append(slices.Clip(cl.wrappers), label), "the code run by "+label)
 }
 
@@ -541,12 +557,17 @@ func (c *checker) source(cl *call, args []word) {
 	if len(args) == 0 {
 		return
 	}
+	if args[0].lit && args[0].val == "--" && len(args) > 1 {
+		args = args[1:]
+	}
 	f := args[0]
 	switch {
 	case f.procSu:
 		c.dynamic(fmt.Sprintf("%s reads a script produced by %s, which the policy cannot check. Save the script to a file and inspect it, or run its commands directly.", cl.words[0].val, short(f.val)), f.val, f.off)
-	case f.lit && (f.val == "/dev/stdin" || f.val == "-" || strings.HasPrefix(f.val, "/dev/fd/") || f.val == "/proc/self/fd/0"):
+	case f.lit && f.val == "-":
 		c.stdinProgram(cl, cl.words[0].val)
+	default:
+		c.descriptorProgram(cl, f, cl.words[0].val)
 	}
 }
 
@@ -762,6 +783,7 @@ func runnerCode(name string, args []word) (word, string, bool) {
 // nested checks code that will run as shell code. w locates the code in the
 // command: exactly when w.exact, otherwise at w.off.
 func (c *checker) nested(code string, w word, via []string, what string) {
+	ctx := c.inherited()
 	if !c.enter() {
 		return
 	}
@@ -769,7 +791,7 @@ func (c *checker) nested(code string, w word, via []string, what string) {
 	saved := c.src
 	c.src = source{text: code, exact: w.exact, base: w.valOff, anchor: w.off, via: via}
 	if f := c.parse(code, what); f != nil {
-		c.stmts(f.Stmts, stmtCtx{})
+		c.stmts(f.Stmts, ctx)
 	}
 	c.src = saved
 }
@@ -792,12 +814,17 @@ func (c *checker) nestedDocument(doc string, w word, via string) {
 	}
 	saved := c.src
 	c.src = source{text: doc, exact: w.exact, base: w.valOff, anchor: w.off, via: append(slices.Clip(saved.via), via)}
+	if off, why, bad := divergence(doc); bad {
+		c.diverges(off, why, "the value of "+strings.TrimSuffix(via, "="))
+		c.src = saved
+		return
+	}
 	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
 	dw, err := p.Document(strings.NewReader(doc))
 	if err != nil {
 		c.parseError(err, "the value of "+strings.TrimSuffix(via, "="))
 	} else if dw != nil {
-		c.visitWord(dw)
+		c.visitWordIn(dw, true) // a document is expanded like double-quoted text
 	}
 	c.src = saved
 }
