@@ -78,6 +78,12 @@ type call struct {
 	stdoutAway bool
 	writes     bool
 	stdin      *stdinSource // what a program reading stdin would read, when known
+	// moreArgs reports that xargs adds arguments from its input at run
+	// time; placeholder is the text that xargs -I, find -exec or parallel
+	// replaces with input ("{}"), when there is one.
+	moreArgs    bool
+	placeholder string
+	assigns     []word // the NAME=value words the command runs with, resolved
 }
 
 // stdinSource is the literal text a command reads on standard input, when

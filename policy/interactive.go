@@ -447,3 +447,55 @@ func gitInteractive(cl *call, args []word) bool {
 	}
 	return false
 }
+
+// interactive reports whether the command waits for a terminal, knowing
+// the environment the commands run in (Rules.Environment): with an editor
+// that exits at once (GIT_EDITOR=true, as shellcap's Shell sets it), the
+// commands that would only open an editor do not wait.
+func (c *checker) interactive(cl *call) bool {
+	if c.p.editorSet && editorOnly(cl) {
+		return false
+	}
+	return interactive(cl)
+}
+
+// editorOnly reports commands whose only reason to wait is the editor they
+// open: git commit, tag, merge and rebase -i, git add -e, crontab -e.
+func editorOnly(cl *call) bool {
+	switch programName(cl.name()) {
+	case "git":
+		_, sub, subArgs := gitSplit(cl.args())
+		switch sub {
+		case "commit", "tag", "merge", "rebase":
+			opts, _ := gitSubOpts(sub, subArgs)
+			return !hasOpt(opts, "-p", "--patch", "--interactive") || sub == "rebase"
+		case "add":
+			opts, _ := gitSubOpts(sub, subArgs)
+			return hasOpt(opts, "-e", "--edit") && !hasOpt(opts, "-p", "--patch", "-i", "--interactive")
+		}
+	case "crontab":
+		return true
+	}
+	return false
+}
+
+// quietEditor reports whether an environment's editor exits without
+// waiting: git uses GIT_EDITOR, else VISUAL, else EDITOR.
+func quietEditor(env map[string]string) bool {
+	v := env["GIT_EDITOR"]
+	if v == "" {
+		v = env["VISUAL"]
+	}
+	if v == "" {
+		v = env["EDITOR"]
+	}
+	f := strings.Fields(v)
+	if len(f) == 0 {
+		return false
+	}
+	switch baseName(f[0]) {
+	case "true", ":", "cat", "false":
+		return true
+	}
+	return false
+}

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -252,15 +251,10 @@ func (c *checker) callExpr(x *syntax.CallExpr, ctx stmtCtx, writes bool) {
 	for _, a := range x.Assigns {
 		c.assign(a)
 		cl.env = append(cl.env, c.text(a))
+		cl.assigns = append(cl.assigns, c.assignWord(a))
 	}
 	if len(x.Args) == 0 {
-		if c.p.approval {
-			for _, a := range x.Assigns {
-				if a.Name != nil && sensitiveVariable(a.Name.Value) {
-					c.add(Ask, ruleApprovalAsk, fmt.Sprintf("Setting %s changes which programs later commands run, or how, so it needs the user's approval.", a.Name.Value), c.text(a), c.off(a.Pos()))
-				}
-			}
-		}
+		c.assignOnly(x.Assigns)
 		return
 	}
 	for _, w := range x.Args {
@@ -337,6 +331,7 @@ func (c *checker) codeVariable(name string, val word) {
 	switch {
 	case codeVariables[name]:
 		if !val.lit {
+			c.runtimeValue(name, val)
 			return
 		}
 		code := strings.TrimLeft(val.val, "|") // LESSOPEN="|lesspipe %s"
@@ -350,6 +345,8 @@ func (c *checker) codeVariable(name string, val word) {
 	case promptVariables[name]:
 		if val.lit && strings.ContainsAny(val.val, "$`") {
 			c.nestedDocument(val.val, val, name+"=")
+		} else if !val.lit {
+			c.runtimeValue(name, val)
 		}
 	}
 }
