@@ -17,8 +17,6 @@ import (
 // directories, included config files, the ext:: transport) get rule
 // "git-config": Ask, or Deny when only listed commands may run.
 
-
-
 // gitSplit finds git's global options and its subcommand.
 func gitSplit(args []word) (globals []opt, sub string, subArgs []word) {
 	globals, i := parseOpts(args, gitGlobalSpec)

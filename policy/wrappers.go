@@ -463,6 +463,9 @@ func (c *checker) trap(cl *call, args []word) {
 
 // find runs the commands of its -exec, -execdir, -ok and -okdir actions.
 func (c *checker) find(cl *call, args []word, inner func([]word, string) (call, bool)) {
+	if c.findComputed(args) {
+		return
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !a.lit {
@@ -538,36 +541,6 @@ func (c *checker) sshOptions(cl *call, args []word) {
 			if cl.name() != "ssh" {
 				c.code(cl, o.val, cl.words[0].val+" -S")
 			}
-		}
-	}
-}
-
-// tarOptions checks the tar options that run a command.
-func (c *checker) tarOptions(cl *call, args []word) {
-	for i, a := range args {
-		if !a.lit {
-			continue
-		}
-		for _, name := range []string{"--to-command", "--use-compress-program", "--info-script", "--new-volume-script", "--checkpoint-action"} {
-			var val word
-			switch {
-			case strings.HasPrefix(a.val, name+"="):
-				val = attached(a, a.val[len(name)+1:])
-			case a.val == name && i+1 < len(args):
-				val = args[i+1]
-			default:
-				continue
-			}
-			if name == "--checkpoint-action" {
-				if !strings.HasPrefix(val.val, "exec=") {
-					continue
-				}
-				val = attached(val, val.val[len("exec="):])
-			}
-			c.code(cl, val, "tar "+name)
-		}
-		if a.val == "-I" && i+1 < len(args) {
-			c.code(cl, args[i+1], "tar -I")
 		}
 	}
 }

@@ -13,15 +13,15 @@ import (
 // command lines; unwrap walks it.
 type wrapperSpec struct {
 	spec     optSpec
-	operands int      // operands before the command (timeout's duration, gosu's user)
-	first    bool     // the operands come before the options (setarch ARCH -R cmd)
-	stop     []string // options that mean no command is run
-	code     []string // options whose value is shell code (nodemon --exec)
-	program  []string // options whose value names a program it runs (dbus-run-session --dbus-daemon)
-	sub      string   // the subcommand that makes it a wrapper (pyenv exec, pixi run)
-	assigns  bool     // NAME=value words come before the command (cross-env)
-	joined   bool     // the command words are joined and run by a shell (watchexec, pixi run)
-	each     bool     // each operand is a shell command of its own (hyperfine, concurrently, pee)
+	operands int            // operands before the command (timeout's duration, gosu's user)
+	first    bool           // the operands come before the options (setarch ARCH -R cmd)
+	stop     []string       // options that mean no command is run
+	code     []string       // options whose value is shell code (nodemon --exec)
+	program  []string       // options whose value names a program it runs (dbus-run-session --dbus-daemon)
+	sub      string         // the subcommand that makes it a wrapper (pyenv exec, pixi run)
+	assigns  bool           // NAME=value words come before the command (cross-env)
+	joined   bool           // the command words are joined and run by a shell (watchexec, pixi run)
+	each     bool           // each operand is a shell command of its own (hyperfine, concurrently, pee)
 	optional *regexp.Regexp // an optional operand that comes first (nvm exec 20 node, chrt 10 cmd)
 }
 
