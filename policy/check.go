@@ -85,6 +85,7 @@ type checker struct {
 	// variable's value, a git setting, an alias, a trap. Such code is
 	// checked, but not for being interactive.
 	later int
+	cwd   string // the directory a literal cd changed to, for the approval tiers' secret check
 }
 
 // source is a piece of shell code being walked: the command itself, or a

@@ -84,6 +84,7 @@ type call struct {
 	moreArgs    bool
 	placeholder string
 	assigns     []word // the NAME=value words the command runs with, resolved
+	dir         string // the directory it runs in, when env -C or a cd before it says
 }
 
 // stdinSource is the literal text a command reads on standard input, when

@@ -374,6 +374,7 @@ func (c *checker) redirect(r *syntax.Redirect, ctx *stmtCtx, writes *bool) {
 		if !target.lit || !harmlessTarget(target.val) {
 			*writes = true
 		}
+		c.redirectTarget(target)
 	}
 }
 

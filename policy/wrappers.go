@@ -330,6 +330,9 @@ func (c *checker) env(cl *call, args []word, inner func([]word, string) (call, b
 	if ok {
 		n.env = env
 		n.assigns = args[envStart:i]
+		if d, has := optVal(opts, "-C", "--chdir"); has {
+			n.dir = joinDir(cl.dir, d.val)
+		}
 	}
 	return n, ok
 }
