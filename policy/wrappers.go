@@ -210,28 +210,10 @@ func (c *checker) unwrap(cl *call) (call, bool) {
 		if !hasOpt(opts, "-f", "-l", "-r", "-d", "-c") {
 			c.stdinProgram(cl, name)
 		}
-	case "vi", "vim", "nvim", "ex", "view", "rvim", "gvim":
-		// -c CMD and +CMD run Ex commands; ":!cmd" runs a shell command.
-		for i, a := range args {
-			var cmd word
-			switch {
-			case a.lit && (a.val == "-c" || a.val == "--cmd") && i+1 < len(args):
-				cmd = args[i+1]
-			case a.lit && strings.HasPrefix(a.val, "+") && len(a.val) > 1:
-				cmd = attached(a, a.val[1:])
-			default:
-				continue
-			}
-			if !cmd.lit {
-				continue
-			}
-			if bang := strings.IndexByte(cmd.val, '!'); bang >= 0 && strings.Trim(cmd.val[:bang], ": \t") == "" {
-				v := attached(cmd, cmd.val[bang+1:])
-				if strings.TrimSpace(v.val) != "" {
-					c.nested(v.val, v, append(slices.Clip(cl.wrappers), name+" -c !"), "the shell command run by "+name)
-				}
-			}
-		}
+	case "vi", "vim", "nvim", "ex", "view", "rvim", "gvim", "vimdiff", "gvimdiff", "nvim-qt", "evim", "exim":
+		c.vim(cl, name, args)
+	case "crontab":
+		c.crontab(cl, args)
 	case "rsync":
 		opts, _ := parseOpts(args, optSpec{short: "eBfMT", long: []string{"rsh", "rsync-path", "filter", "exclude", "include", "files-from", "temp-dir", "block-size"}})
 		if cmd, ok := optVal(opts, "-e", "--rsh"); ok {
