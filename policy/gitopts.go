@@ -75,12 +75,20 @@ func gitNormalized(head string, args []word) []string {
 	for _, a := range args[i+1:] {
 		if ok && a.lit && strings.HasPrefix(a.val, "--") && len(a.val) > 2 {
 			name, val, eq := strings.Cut(a.val[2:], "=")
-			if full, cands, _ := spec.resolveLong(name); cands == nil && full != name {
-				s := "--" + full
-				if eq {
-					s += "=" + val
+			full, cands, _ := spec.resolveLong(name)
+			if cands == nil && full != name {
+				cands = []string{full}
+			}
+			if len(cands) > 0 {
+				// An ambiguous abbreviation is written out as every option
+				// it could be, so that a pattern for any of them matches.
+				for _, c := range cands {
+					s := "--" + c
+					if eq {
+						s += "=" + val
+					}
+					out = append(out, s)
 				}
-				out = append(out, s)
 				continue
 			}
 		}

@@ -433,7 +433,7 @@ func gitInteractive(cl *call, args []word) bool {
 			return hasOpt(opts, "-e", "--edit")
 		}
 	case "rebase":
-		return has("-i", "--interactive") && !editorSet("GIT_SEQUENCE_EDITOR", "sequence.editor")
+		return has("-i", "--interactive") && !editorSet("GIT_SEQUENCE_EDITOR", "sequence.editor", "GIT_EDITOR", "core.editor", "VISUAL", "EDITOR")
 	case "add", "checkout", "restore", "reset", "stash":
 		return has("-p", "--patch", "-i", "--interactive", "-e", "--edit") && !(sub != "add" && has("-e", "--edit"))
 	case "clean":

@@ -130,9 +130,16 @@ func (c *checker) hijack(cl *call) bool {
 		c.add(Deny, ruleEnvironment, fmt.Sprintf("Setting %s changes which program a command name runs, or what an allowed program loads, and only allowed programs may run. Run the command without it.", pyRepr(name)), text, off)
 		return true
 	}
-	for _, e := range cl.env {
-		if check(e, cl.words[0].off) {
+	for _, a := range cl.assigns {
+		if check(a.val, a.off) {
 			return true
+		}
+	}
+	if len(cl.assigns) == 0 {
+		for _, e := range cl.env {
+			if check(e, cl.words[0].off) {
+				return true
+			}
 		}
 	}
 	switch identity(cl.name()) {

@@ -50,7 +50,7 @@ func (c *checker) unwrap(cl *call) (call, bool) {
 			return call{}, false
 		}
 		n := *cl
-		n.words = ws
+		n.words = placeholderCommand(ws, cl.placeholder)
 		n.env = nil
 		n.assigns = nil
 		n.wrappers = append(slices.Clip(cl.wrappers), label)
@@ -484,6 +484,14 @@ func (c *checker) parallel(cl *call, args []word) {
 	if j == i {
 		c.dynamic("parallel reads the commands it runs from its input, which the policy cannot check. Give the command on the command line.", cl.words[0].written(), cl.words[0].off)
 		return
+	}
+	if ws := args[i:j]; len(ws) > 1 && ws[0].lit && shells[identity(baseName(ws[0].val))] {
+		for _, w := range ws[1:] {
+			if w.lit && strings.Contains(w.val, "{") {
+				c.runtime("parallel runs a shell whose code holds its input in place of "+pyRepr(w.val), w.written(), w.off)
+				return
+			}
+		}
 	}
 	c.joinedCode(cl, args[i:j], "parallel")
 }
