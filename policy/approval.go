@@ -103,6 +103,12 @@ func rootLike(w word) bool {
 		// A glob over a whole tree: /usr/*, ~/.*, ../*, /{usr,etc}.
 		if g, ok := globOnly(w); ok {
 			for _, alt := range expandBraces(g, 64) {
+				if !strings.ContainsAny(alt, "*?[") {
+					if rootLike(word{val: unescape(alt, `*?[]{}\`), lit: true}) {
+						return true
+					}
+					continue
+				}
 				if globRootLike(alt) {
 					return true
 				}
@@ -149,6 +155,9 @@ func globRootLike(g string) bool {
 		if dir == "" {
 			dir = "/"
 		}
+	}
+	if dir == "/" && !strings.ContainsAny(strings.TrimPrefix(g, "/"), "/") {
+		return true // /u?r, /[a-z]*: any top-level directory
 	}
 	if strings.Trim(last, "*?.") != "" && last != "[!.]*" {
 		return false
@@ -508,7 +517,10 @@ func safeDeclaration(args []word) bool {
 			return false
 		}
 		name, _, _ := strings.Cut(a.val, "=")
-		if sensitiveVariable(name) || a.val == "-f" || a.val == "-n" {
+		if i := strings.IndexByte(name, '['); i >= 0 {
+			name = name[:i]
+		}
+		if sensitiveVariable(strings.TrimSuffix(name, "+")) || a.val == "-f" || a.val == "-n" {
 			return false
 		}
 	}

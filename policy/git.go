@@ -328,10 +328,7 @@ func (c *checker) gitComputedOptions(cl *call, sub string, args []word) {
 		if a.lit {
 			continue
 		}
-		if a.lit || a.node == nil || a.prefix != "" && a.prefix[0] != '-' {
-			continue
-		}
-		if hasCmdSubst(a) {
+		if c.computedOption(a) {
 			c.runtime(fmt.Sprintf("git %s has the argument %s, only known at run time, which could be an option that runs a command", sub, pyRepr(short(a.val))), a.written(), a.off)
 			return
 		}

@@ -416,7 +416,7 @@ func gitInteractive(cl *call, args []word) bool {
 		if editorSet("GIT_EDITOR", "EDITOR", "VISUAL", "core.editor") {
 			return false
 		}
-		opts, _ := parseOpts(subArgs, optSpec{short: "mFCct", long: []string{"message", "file", "reuse-message", "reedit-message", "fixup", "squash", "author", "date", "template", "cleanup", "trailer", "gpg-sign", "pathspec-from-file", "local-user", "sort", "format", "points-at", "contains", "no-contains", "merged", "no-merged", "strategy", "strategy-option"}})
+		opts, _ := gitSubOpts(sub, subArgs)
 		if hasOpt(opts, "-p", "--patch", "--interactive") && sub == "commit" {
 			return true
 		}

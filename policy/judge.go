@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -211,5 +212,70 @@ func (c *checker) assignWord(a *syntax.Assign) word {
 // code, when that value is only known at run time: GIT_SSH_COMMAND=$X,
 // EDITOR="$X", PS4="\$($X)".
 func (c *checker) runtimeValue(name string, val word) {
+	if code, ok := envPathValue(val); ok {
+		// "ssh -i $HOME/.ssh/key": the variables name the environment's own
+		// directories, so the command is checked with them filled in.
+		v := word{val: code, lit: true, off: val.off}
+		if codeVariables[name] {
+			c.nested(code, v, append(slices.Clip(c.src.via), name+"="), "the value of "+name)
+			return
+		}
+		if !strings.ContainsAny(code, "$`") {
+			return
+		}
+	}
 	c.runtime(fmt.Sprintf("The value of %s, which is run as a command later, is only known at run time (%s)", name, short(val.val)), val.written(), val.off)
+}
+
+// envPathVars are variables that hold the environment's own directories
+// and names; their value is not code.
+var envPathVars = map[string]string{"HOME": "/home/user", "PWD": "/work", "TMPDIR": "/tmp", "USER": "user", "LOGNAME": "user", "XDG_CONFIG_HOME": "/home/user/.config", "XDG_CACHE_HOME": "/home/user/.cache"}
+
+// envPathValue fills in a value whose only expansions are plain
+// references to envPathVars ($HOME, ${PWD}), for checking.
+func envPathValue(w word) (string, bool) {
+	if w.node == nil {
+		return "", false
+	}
+	var b strings.Builder
+	var part func(p syntax.WordPart) bool
+	part = func(p syntax.WordPart) bool {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(x.Value)
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				return false
+			}
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, dp := range x.Parts {
+				if l, ok := dp.(*syntax.Lit); ok {
+					b.WriteString(unescapeDouble(l.Value))
+					continue
+				}
+				if !part(dp) {
+					return false
+				}
+			}
+		case *syntax.ParamExp:
+			if x.Param == nil || x.Exp != nil || x.Repl != nil || x.Slice != nil || x.Index != nil || x.Length || x.Excl || x.Names != 0 || x.Width {
+				return false
+			}
+			v, ok := envPathVars[x.Param.Value]
+			if !ok {
+				return false
+			}
+			b.WriteString(v)
+		default:
+			return false
+		}
+		return true
+	}
+	for _, p := range w.node.Parts {
+		if !part(p) {
+			return "", false
+		}
+	}
+	return b.String(), true
 }

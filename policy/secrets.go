@@ -39,8 +39,10 @@ var (
 	secretNames = []string{
 		".env", ".env.local", ".env.production", ".envrc", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", ".netrc", ".pgpass",
 		".git-credentials", "credentials.json", "service-account.json", ".vault-token", "secrets.yaml", "secrets.yml",
-		"terraform.tfstate", ".npmrc", ".pypirc", "kubeconfig",
+		"terraform.tfstate", ".npmrc", ".pypirc", "kubeconfig", "key.pem", "private.key", "server.key", "tls.key", "private.pem",
 	}
+	// secretDirs are directories that hold secrets.
+	secretDirs = []string{".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".oci", ".password-store", ".vault"}
 	// secretFragments are substrings of a literal path that mark a secret.
 	secretFragments = []string{
 		"/etc/shadow", "/etc/gshadow", "/etc/sudoers", ".ssh/", "/.ssh", ".aws/", ".gnupg", ".kube/config", ".docker/config.json",
@@ -66,8 +68,20 @@ var (
 // secretLiteral reports whether a literal path names a file with secrets.
 func secretLiteral(v string) bool {
 	base := path.Base(v)
-	if v == ".env" || strings.HasSuffix(v, "/.env") || strings.HasPrefix(base, ".env.") || base == ".envrc" {
+	if v == ".env" || strings.HasSuffix(v, "/.env") || base == ".envrc" {
 		return true
+	}
+	if strings.HasPrefix(base, ".env.") {
+		switch strings.TrimPrefix(base, ".env.") {
+		case "example", "sample", "template", "dist", "defaults":
+			return false // committed templates without values
+		}
+		return true
+	}
+	for _, d := range secretDirs {
+		if base == d || strings.HasSuffix(v, "/"+d) || strings.HasSuffix(v, "/"+d+"/") {
+			return true
+		}
 	}
 	for _, n := range secretNames {
 		if base == n {
