@@ -158,7 +158,7 @@ func (c *call) command(pos Pos) Command {
 		StdinPipe:       c.stdinPipe,
 		StdinRedirected: c.stdinRedir,
 		WritesFiles:     c.writes,
-		Text:            c.text(),
+		Text:            patternText(c),
 	}
 	head := c.words[0]
 	cmd.Path = head.val

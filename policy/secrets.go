@@ -104,25 +104,44 @@ func secretGlob(pattern string) bool {
 		return true
 	}
 	for _, s := range secretSamples {
-		if ok, _ := path.Match(pattern, s); ok {
+		if globMatch(pattern, s) {
 			return true
 		}
 	}
 	last := path.Base(pattern)
 	for _, n := range secretNames {
-		if ok, _ := path.Match(last, n); ok {
+		if globMatch(last, n) {
 			return true
 		}
 	}
 	// A directory pattern over a secret directory: ~/.ss*, /e?c.
 	for _, s := range secretSamples {
 		for d := path.Dir(s); d != "." && d != "/" && d != "~"; d = path.Dir(d) {
-			if ok, _ := path.Match(pattern, d); ok {
+			if globMatch(pattern, d) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// globMatch matches a path against a glob as bash does: component by
+// component, and a component that does not start with a dot does not
+// match a name that does ("*" is not ".env").
+func globMatch(pattern, name string) bool {
+	ps, ns := strings.Split(pattern, "/"), strings.Split(name, "/")
+	if len(ps) != len(ns) {
+		return false
+	}
+	for i := range ps {
+		if strings.HasPrefix(ns[i], ".") && !strings.HasPrefix(ps[i], ".") && !strings.HasPrefix(ps[i], `\.`) && ns[i] != "." && ns[i] != ".." {
+			return false
+		}
+		if ok, _ := path.Match(ps[i], ns[i]); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // globOnly returns the glob pattern of a word made only of literal text,
