@@ -33,11 +33,14 @@ type Command struct {
 	// Env holds the NAME=value assignments the command runs with, from
 	// prefix assignments and from env, as written.
 	Env []string
-	// Text is the normalized command text that DenyPatterns and AllowPatterns
-	// match: Name (or Path, when Dynamic) and Args joined by single spaces.
-	// Quotes are removed; assignments, redirections and wrappers are not
+	// Text is the normalised command line that DenyPatterns and
+	// AllowPatterns match: Name (or Path, when Dynamic) and Args joined by
+	// single spaces, quotes removed, with the program's global options out
+	// of the way and git's abbreviated options written out (see
+	// Rules.DenyPatterns). Assignments, redirections and wrappers are not
 	// part of it ("sudo FOO=1 /bin/rm -rf 'a b'" gives the two commands
-	// "sudo /bin/rm -rf a b" and "rm -rf a b").
+	// "sudo /bin/rm -rf a b" and "rm -rf a b"; "git -C . push --force" is
+	// "git push --force").
 	Text string
 	// Pos is the position of the command word.
 	Pos Pos

@@ -51,12 +51,36 @@ type Rules struct {
 	// pagers, REPLs, password prompts) through. By default they are denied.
 	AllowInteractive bool
 	// DenyPatterns are RE2 regular expressions matched against the
-	// normalized text of each command (see Command.Text). A command that
-	// matches one is denied. Deny patterns win over allow patterns.
+	// normalised command line of each command the shell could run
+	// (Command.Text), wherever it appears: behind wrappers, in shell code in
+	// strings, in substitutions. A command that matches one is denied. Deny
+	// patterns win over allow patterns.
+	//
+	// The normalised line is the program's base name as written ("git" for
+	// "/usr/bin/git"), then its arguments with quotes and escapes removed,
+	// joined by single spaces; assignments, redirections and the wrappers
+	// around it are not part of it (each wrapper is matched as a command of
+	// its own: "sudo -n git push --force" is matched as "sudo -n git push
+	// --force" and as "git push --force"). The program's global options are
+	// taken out of the way, for git (-C DIR, -c KEY=VALUE, --no-pager,
+	// --git-dir, --work-tree, -p, --bare, ...), docker, podman, kubectl,
+	// helm, npm, cargo, systemctl and terraform: "git -C . --no-pager push
+	// --force" is matched as "git push --force". git's abbreviated long
+	// options are written out, and an ambiguous abbreviation as every
+	// option it could be ("git push --mirr" is "git push --mirror"). An
+	// argument only known at run time keeps its text as written ("git push
+	// origin $F"); if one of the pattern's literal strings put in its place
+	// would make the line match ("--force" for $F), the command is asked
+	// about ("decided at run time"), or denied when only listed commands may
+	// run. Matching is case-sensitive; write (?i) for the other way.
 	DenyPatterns []string
 	// AllowPatterns, when non-nil, is exclusive: every command must match at
-	// least one of these RE2 regular expressions (against Command.Text), or
-	// it is denied. A non-nil empty slice denies every command.
+	// least one of these RE2 regular expressions, or it is denied. They are
+	// matched against the same normalised command line as DenyPatterns
+	// (Command.Text), and every command is matched, wrappers included. A
+	// non-nil empty slice denies every command. "find ... -delete" must
+	// also match as "rm ARGS..." (it counts as rm), and code only known at
+	// run time is denied.
 	AllowPatterns []string
 	// Custom, if set, is consulted last for each command that no other rule
 	// denied. When it returns ok, its decision replaces the built-in one for

@@ -67,6 +67,9 @@ var (
 
 // secretLiteral reports whether a literal path names a file with secrets.
 func secretLiteral(v string) bool {
+	if strings.IndexByte(v, '.') < 0 && !hasDotlessSecret(v) {
+		return false // the common case, checked fast
+	}
 	base := path.Base(v)
 	if v == ".env" || strings.HasSuffix(v, "/.env") || base == ".envrc" {
 		return true
@@ -352,4 +355,17 @@ func joinDir(base, dir string) string {
 		return dir
 	}
 	return path.Join(base, dir)
+}
+
+// dotlessSecrets are the parts of secret paths without a dot; a path with
+// no dot and none of these is no secret.
+var dotlessSecrets = []string{"shadow", "sudoers", "environ", "id_", "serviceaccount", "private", "ssh_host", "kubernetes", "sops/age", "kubeconfig"}
+
+func hasDotlessSecret(v string) bool {
+	for _, s := range dotlessSecrets {
+		if strings.Contains(v, s) {
+			return true
+		}
+	}
+	return false
 }
