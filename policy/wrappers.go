@@ -214,6 +214,22 @@ func (c *checker) unwrap(cl *call) (call, bool) {
 		c.vim(cl, name, args)
 	case "crontab":
 		c.crontab(cl, args)
+	case "fd", "fdfind":
+		c.fdExec(cl, args, inner)
+	case "man":
+		opts, _ := permutedOptions(args, optSpec{short: "PpMmLSseRrCIK", long: []string{"pager", "preprocessor", "manpath", "systems", "locale", "sections", "extension", "encoding", "config-file", "prompt"}})
+		if w, ok := optVal(opts, "-P", "--pager"); ok {
+			c.code(cl, w, "man --pager")
+		}
+	case "less", "more":
+		for _, a := range args {
+			if a.lit && strings.HasPrefix(a.val, "+") && strings.Contains(a.val, "!") {
+				v := attached(a, a.val[strings.IndexByte(a.val, '!')+1:])
+				c.code(cl, v, name+" +!")
+			}
+		}
+	case "psql", "sqlite3", "mysql", "mariadb", "gdb", "lftp":
+		c.clientShellEscape(cl, name, args)
 	case "rsync":
 		opts, _ := parseOpts(args, optSpec{short: "eBfMT", long: []string{"rsh", "rsync-path", "filter", "exclude", "include", "files-from", "temp-dir", "block-size"}})
 		if cmd, ok := optVal(opts, "-e", "--rsh"); ok {
@@ -573,6 +589,19 @@ func runnerCommand(name string, args []word) ([]word, string, bool) {
 	case (name == "pnpm" || name == "yarn") && sub == "exec":
 		_, i := parseOpts(args[1:], optSpec{})
 		return args[1+i:], name + " exec", true
+	case name == "bunx" || name == "pnpx" || (name == "pnpm" || name == "yarn") && sub == "dlx":
+		rest := args
+		if name == "pnpm" || name == "yarn" {
+			rest = args[1:]
+		}
+		_, i := parseOpts(rest, optSpec{short: "p", long: []string{"package"}})
+		return rest[i:], name, true
+	case name == "xcrun":
+		opts, i := parseOpts(args, optSpec{long: []string{"sdk", "toolchain"}, flags: []string{"find", "show-sdk-path", "show-sdk-version", "log", "verbose", "no-cache", "kill-cache", "run"}})
+		if hasOpt(opts, "-f", "--find", "--show-sdk-path", "--show-sdk-version", "--show-sdk-platform-path", "-h", "--help", "--version") {
+			return nil, "", false
+		}
+		return args[i:], "xcrun", true
 	case name == "npx" || name == "npm" && (sub == "exec" || sub == "x"):
 		rest := args
 		if name == "npm" {
