@@ -43,6 +43,11 @@ var (
 	}
 	// secretDirs are directories that hold secrets.
 	secretDirs = []string{".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".oci", ".password-store", ".vault"}
+	// secretGlobNames are the file names a glob's last component is tried
+	// against wherever it points: names that hold secrets whatever the
+	// project ("*.yaml" may match secrets.yaml, which could be anything).
+	secretGlobNames = []string{".env", ".env.local", ".env.production", ".envrc", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa",
+		".netrc", ".pgpass", ".git-credentials", ".vault-token", ".npmrc", ".pypirc"}
 	// secretFragments are substrings of a literal path that mark a secret.
 	secretFragments = []string{
 		"/etc/shadow", "/etc/gshadow", "/etc/sudoers", ".ssh/", "/.ssh", ".aws/", ".gnupg", ".kube/config", ".docker/config.json",
@@ -58,7 +63,7 @@ var (
 		for _, h := range secretHome {
 			out = append(out, "~/"+h, "/root/"+h, "/home/user/"+h, h, "./"+h)
 		}
-		for _, n := range secretNames {
+		for _, n := range secretGlobNames {
 			out = append(out, n, "./"+n)
 		}
 		return out
@@ -112,7 +117,7 @@ func secretGlob(pattern string) bool {
 		}
 	}
 	last := path.Base(pattern)
-	for _, n := range secretNames {
+	for _, n := range secretGlobNames {
 		if globMatch(last, n) {
 			return true
 		}
@@ -309,7 +314,7 @@ func (c *checker) secretProducer(cl *call) string {
 	for i, a := range ws[1:] {
 		if a.lit && (a.val == "-name" || a.val == "-iname" || a.val == "-path" || a.val == "-ipath") && i+2 < len(ws) {
 			named = true
-			if pat := ws[i+2]; !pat.lit || secretGlob(pat.val) || secretGlob("x/"+pat.val) {
+			if pat := ws[i+2]; !pat.lit || secretGlob(pat.val) || secretGlob("x/"+pat.val) || anyNameMatches(pat.val) {
 				return fmt.Sprintf("find can list files that hold secrets (%s) for xargs, so reading them needs the user's approval.", pyRepr(pat.val))
 			}
 		}
@@ -364,6 +369,17 @@ var dotlessSecrets = []string{"shadow", "sudoers", "environ", "id_", "serviceacc
 func hasDotlessSecret(v string) bool {
 	for _, s := range dotlessSecrets {
 		if strings.Contains(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyNameMatches reports whether a find -name pattern matches any of the
+// secret file names, key files included.
+func anyNameMatches(pat string) bool {
+	for _, n := range secretNames {
+		if globMatch(pat, n) {
 			return true
 		}
 	}
