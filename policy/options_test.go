@@ -156,3 +156,25 @@ func TestSedReadOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockDeviceWrites: under the approval tiers a write to a disk device
+// is denied, not asked about. These cases are kept out of the corpus files,
+// which the bash oracle runs: bash performs redirections itself.
+func TestBlockDeviceWrites(t *testing.T) {
+	p := mustNew(Rules{Approval: true, DeniedCommands: []string{}})
+	for _, cmd := range []string{
+		"echo x > /dev/sda", "cat img > /dev/nvme0n1", "cat img >/dev/sdb1", "cat x > /dev/disk/by-id/usb-1",
+		"echo 1 > /dev/mem", "printf x >> /dev/vda", "cat /dev/zero > /dev/mmcblk0", "ls 2>/dev/sda",
+		"cat img > /dev//sda", "echo x &> /dev/xvda", "tee /dev/sda < img", "cp img /dev/sdc", "dd if=img of=/dev/sda",
+		"bash -c 'cat img > /dev/sda'",
+	} {
+		if d := p.Check(cmd); d.Verdict != Deny || d.Rule != ruleDestructive {
+			t.Errorf("%q: %s, want deny %s", cmd, d, ruleDestructive)
+		}
+	}
+	for _, cmd := range []string{"echo x > /dev/null", "ls 2>/dev/stderr", "cat f > /dev/stdout", "echo hi > /dev/tty"} {
+		if d := p.Check(cmd); d.Verdict == Deny {
+			t.Errorf("%q: %s, want no denial", cmd, d)
+		}
+	}
+}
