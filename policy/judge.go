@@ -202,7 +202,7 @@ func (c *checker) assignWord(a *syntax.Assign) word {
 	}
 	v := c.resolve(a.Value)
 	w := word{val: name + "=" + v.val, prefix: name + "=" + v.prefix, lit: v.lit, off: c.off(a.Pos()), raw: c.text(a), node: a.Value}
-	if v.exact {
+	if v.exact && !a.Append {
 		w.exact, w.valOff = true, v.valOff-len(name)-1
 	}
 	return w

@@ -110,10 +110,7 @@ func parseOne(opts []opt, args []word, spec optSpec) ([]opt, int) {
 			used++
 		}
 		if n := spec.arity[full]; n > 1 {
-			used += n - 1
-			if eq {
-				used--
-			}
+			used += n - 1 // the option word, then n values (the first attached after "=", or not)
 		}
 		return append(opts, o), min(used, len(args))
 	}

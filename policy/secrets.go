@@ -271,18 +271,22 @@ func secretArg(args []word, dir string) string {
 			pats = expandBraces(g, 64)
 		}
 		for _, p := range pats {
-			full := p
+			fulls := []string{p}
 			if dir != "" && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") {
-				full = dir + "/" + p
+				for _, d := range strings.Split(dir, "\n") {
+					fulls = append(fulls, d+"/"+p)
+				}
 			}
-			hit := false
-			if a.lit {
-				hit = secretLiteral(full)
-			} else {
-				hit = secretGlob(full) || secretGlob(p)
-			}
-			if hit {
-				return fmt.Sprintf("%s may hold secrets, so reading it needs the user's approval.", pyRepr(a.val))
+			for _, full := range fulls {
+				hit := false
+				if a.lit {
+					hit = secretLiteral(full)
+				} else {
+					hit = secretGlob(full)
+				}
+				if hit {
+					return fmt.Sprintf("%s may hold secrets, so reading it needs the user's approval.", pyRepr(a.val))
+				}
 			}
 		}
 	}
@@ -337,20 +341,36 @@ func (c *checker) changeDir(cl *call) {
 	if len(args) > 0 && args[0].lit && strings.HasPrefix(args[0].val, "-") && args[0].val != "-" {
 		args = args[1:]
 	}
+	// Every directory changed to is kept (up to a bound), because a cd in
+	// a subshell or a branch may or may not be in force later: relative
+	// paths are judged against each of them.
+	dir := ""
 	switch {
 	case len(args) == 0:
-		c.cwd = "~"
+		dir = "~"
+	case args[0].lit && args[0].val == "-":
+		return
 	case args[0].lit:
-		c.cwd = joinDir(c.cwd, args[0].val)
-		if len(c.cwd) > 256 {
-			c.cwd = "" // many cd's in a row: keep the check linear
-		}
+		dir = args[0].val
 	default:
-		if g, ok := globOnly(args[0]); ok && len(c.cwd)+len(g) < 256 {
-			c.cwd = joinDir(c.cwd, g)
-		} else {
-			c.cwd = ""
+		g, ok := globOnly(args[0])
+		if !ok {
+			return
 		}
+		dir = g
+	}
+	dirs := strings.Split(c.cwd, "\n")
+	next := joinDir(dirs[len(dirs)-1], dir)
+	if c.cwd == "" {
+		next = dir
+	}
+	if len(c.cwd)+len(next) > 512 || len(next) > 256 {
+		return // many cd's in a row: keep the check linear; the ones kept still count
+	}
+	if c.cwd == "" {
+		c.cwd = next
+	} else {
+		c.cwd += "\n" + next
 	}
 }
 

@@ -329,7 +329,10 @@ func (c *checker) env(cl *call, args []word, inner func([]word, string) (call, b
 		n.env = env
 		n.assigns = args[envStart:i]
 		if d, has := optVal(opts, "-C", "--chdir"); has {
-			n.dir = joinDir(cl.dir, d.val)
+			n.dir = d.val
+			if cl.dir != "" && !strings.Contains(cl.dir, "\n") {
+				n.dir = joinDir(cl.dir, d.val)
+			}
 		}
 	}
 	return n, ok
