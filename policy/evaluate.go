@@ -11,6 +11,10 @@ func (c *checker) judge(cl *call) {
 	head := cl.words[0]
 	off := head.off
 	c.gitEnvironment(cl.assigns)
+	if head.lit {
+		c.readsIntoCode(cl)
+		c.computedOptions(cl, identity(baseName(head.val)))
+	}
 	switch cl.name() {
 	case "export", "declare", "typeset", "local", "readonly":
 		c.gitEnvironment(cl.args())

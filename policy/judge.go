@@ -279,3 +279,75 @@ func envPathValue(w word) (string, bool) {
 	}
 	return b.String(), true
 }
+
+// moreCodeVariables are further variables whose value a program runs as a
+// command: editors and pagers of other tools, and remote shells.
+var moreCodeVariables = []string{
+	"SUDO_EDITOR", "SYSTEMD_EDITOR", "KUBE_EDITOR", "SVN_EDITOR", "HGEDITOR", "GH_EDITOR", "FCEDIT", "CVSEDITOR",
+	"GH_PAGER", "BAT_PAGER", "DELTA_PAGER", "AWS_PAGER", "PSQL_PAGER", "PERLDOC_PAGER", "SYSTEMD_LESS_PAGER",
+	"CVS_RSH", "GIT_PROXY_COMMAND", "LESSEDIT", "DIFFPROG", "MERGE", "TERMINAL_EMULATOR",
+}
+
+func init() {
+	for _, n := range moreCodeVariables {
+		codeVariables[n] = true
+	}
+}
+
+// readsIntoCode asks about builtins that set a code variable from input or
+// from a computed value: read GIT_SSH_COMMAND, printf -v EDITOR ...,
+// mapfile. The value is only known at run time.
+func (c *checker) readsIntoCode(cl *call) {
+	name := cl.name()
+	if name != "read" && name != "printf" && name != "mapfile" && name != "readarray" {
+		return
+	}
+	args := cl.args()
+	for i, a := range args {
+		if !a.lit {
+			continue
+		}
+		target := a.val
+		if name == "printf" {
+			if !strings.HasPrefix(a.val, "-v") {
+				continue
+			}
+			target = strings.TrimPrefix(a.val, "-v")
+			if target == "" && i+1 < len(args) {
+				target = args[i+1].val
+			}
+		}
+		if j := strings.IndexByte(target, '['); j >= 0 {
+			target = target[:j]
+		}
+		if codeVariables[target] || promptVariables[target] {
+			c.runtime(fmt.Sprintf("%s sets %s, which is run as a command later, to a value only known at run time", name, target), a.written(), a.off)
+			return
+		}
+	}
+}
+
+// computedOptionPrograms are programs with options that run commands
+// (rsync -e, ssh -o ProxyCommand, rg --pre, man -P, fd -x, ...): a computed
+// word that could be such an option is asked about.
+var computedOptionPrograms = map[string]bool{
+	"rsync": true, "ssh": true, "scp": true, "sftp": true, "rg": true, "man": true, "fd": true, "fdfind": true,
+	"gdb": true, "psql": true, "sqlite3": true, "mysql": true, "zip": true, "nodemon": true, "hyperfine": true,
+	"watchexec": true, "concurrently": true, "perf": true, "valgrind": true, "strace": true, "ltrace": true,
+	"less": true, "vim": true, "nvim": true, "vi": true, "ex": true, "crontab": true, "parallel": true, "xargs": true,
+}
+
+func (c *checker) computedOptions(cl *call, name string) {
+	if !computedOptionPrograms[name] {
+		return
+	}
+	for _, a := range cl.args() {
+		if a.lit && a.val == "--" {
+			return
+		}
+		if c.computedOption(a) {
+			c.runtime(fmt.Sprintf("%s has the argument %s, only known at run time, which could be an option that runs a command", name, pyRepr(short(a.val))), a.written(), a.off)
+			return
+		}
+	}
+}

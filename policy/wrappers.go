@@ -30,8 +30,9 @@ func (c *checker) runCall(cl call) {
 var (
 	sudoSpec  = optSpec{short: "aCcDgpRrTtUu", long: []string{"auth-type", "login-class", "close-from", "chdir", "group", "prompt", "chroot", "role", "type", "command-timeout", "other-user", "user"}}
 	doasSpec  = optSpec{short: "uC"}
-	envSpec   = optSpec{short: "uCS", long: []string{"unset", "chdir", "split-string"}}
-	xargsSpec = optSpec{short: "adEILnPs", long: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"}}
+	envSpec   = optSpec{short: "uCSP", long: []string{"unset", "chdir", "split-string", "default-signal", "ignore-signal", "block-signal", "argv0"}, flags: []string{"ignore-environment", "null", "list-signal-handling", "debug", "help", "version"}}
+	xargsSpec = optSpec{short: "adEILnPs", long: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "max-lines", "process-slot-var", "eof"},
+		flags: []string{"replace", "null", "no-run-if-empty", "interactive", "open-tty", "verbose", "exit", "show-limits", "help", "version"}}
 )
 
 // unwrap returns the command that cl runs, when cl is a wrapper. Along the
@@ -503,6 +504,12 @@ func (c *checker) parallel(cl *call, args []word) {
 	if j == i {
 		c.dynamic("parallel reads the commands it runs from its input, which the policy cannot check. Give the command on the command line.", cl.words[0].written(), cl.words[0].off)
 		return
+	}
+	if ws := args[i:j]; len(ws) > 0 && ws[0].lit && shells[identity(baseName(ws[0].val))] {
+		if cmdMode, _, _, k := shellOptions(ws[1:]); cmdMode && k >= len(ws)-1 {
+			c.runtime("parallel runs a shell -c whose code is the input it adds", ws[0].written(), ws[0].off)
+			return
+		}
 	}
 	if ws := args[i:j]; len(ws) > 1 && ws[0].lit && shells[identity(baseName(ws[0].val))] {
 		for _, w := range ws[1:] {
