@@ -75,7 +75,8 @@ func destructive(cl *call) (finding, bool) {
 				return destroy(a, fmt.Sprintf("Writing to the disk device %s destroys the data on it. Ask the user to do it.", pyRepr(a.val)))
 			}
 		}
-	case strings.HasPrefix(name, "mkfs") || name == "wipefs" || name == "mkswap":
+	case strings.HasPrefix(name, "mkfs") || name == "wipefs" || name == "mkswap" || name == "blkdiscard" || name == "mke2fs" ||
+		name == "sgdisk" && hasPrefixArg(args, "-Z") || name == "sgdisk" && hasPrefixArg(args, "--zap"):
 		return destroy(head, fmt.Sprintf("%s erases a file system. Ask the user to do it.", pyRepr(head.val)))
 	case name == "dd":
 		for _, a := range args {
@@ -83,6 +84,9 @@ func destructive(cl *call) (finding, bool) {
 				return destroy(a, "Writing to a disk device with 'dd' destroys the data on it. Ask the user to do it.")
 			}
 		}
+	}
+	if shells[name] && remoteScript(cl) {
+		return destroy(head, fmt.Sprintf("%s would run a script downloaded from the network, which nobody has reviewed. Save it to a file, read it, then run the file.", pyRepr(head.val)))
 	}
 	if cl.stdinPipe && readsProgram(cl) {
 		return destroy(head, fmt.Sprintf("Piping into %s runs code nobody has reviewed. Save it to a file, read it, then run the file; or run the commands directly.", pyRepr(head.val)))

@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // allStopping is a policy whose deny list is every program that stops the
@@ -29,9 +31,33 @@ func blockDevice(p string) bool {
 // redirection: under the approval tiers, a write to a disk device is
 // destructive.
 func (c *checker) redirectTarget(t word) {
-	if c.p.approval && t.lit && blockDevice(t.val) {
-		f, _ := destroy(t, fmt.Sprintf("Writing to the disk device %s destroys the data on it. Ask the user to do it.", pyRepr(t.val)))
-		c.found = append(c.found, f)
+	if !t.lit {
+		return
+	}
+	p := c.p
+	switch {
+	case blockDevice(t.val):
+		// A redirection to a disk device does what dd does.
+		if d := p.deniedName("dd"); d != "" {
+			c.add(Deny, ruleDeniedCommand, fmt.Sprintf("Writing to the disk device %s does what %s does, and %s is denied.", pyRepr(t.val), pyRepr(d), pyRepr(d)), t.written(), t.off)
+			return
+		}
+		if p.approval {
+			f, _ := destroy(t, fmt.Sprintf("Writing to the disk device %s destroys the data on it. Ask the user to do it.", pyRepr(t.val)))
+			c.found = append(c.found, f)
+		}
+	case cleanPath(t.val) == "/proc/sysrq-trigger":
+		// echo b > /proc/sysrq-trigger reboots, echo o powers off.
+		for _, name := range []string{"reboot", "poweroff", "halt", "shutdown"} {
+			if d := p.deniedName(name); d != "" {
+				c.add(Deny, ruleDeniedCommand, fmt.Sprintf("Writing to /proc/sysrq-trigger can do what %s does, and %s is denied.", pyRepr(d), pyRepr(d)), t.written(), t.off)
+				return
+			}
+		}
+		if p.approval {
+			f, _ := destroy(t, "Writing to /proc/sysrq-trigger can reboot or stop the machine at once. Ask the user to do it.")
+			c.found = append(c.found, f)
+		}
 	}
 }
 
@@ -73,4 +99,42 @@ func findDestructive(cl *call) (finding, bool) {
 		}
 	}
 	return finding{}, false
+}
+
+// remoteScript reports a shell that runs code fetched from the network
+// through a substitution: bash <(curl URL), sh -c "$(wget -O- URL)".
+func remoteScript(cl *call) bool {
+	for _, a := range cl.args() {
+		if a.node == nil || a.lit {
+			continue
+		}
+		found := false
+		syntax.Walk(a.node, func(n syntax.Node) bool {
+			var stmts []*syntax.Stmt
+			switch x := n.(type) {
+			case *syntax.CmdSubst:
+				stmts = x.Stmts
+			case *syntax.ProcSubst:
+				stmts = x.Stmts
+			default:
+				return !found
+			}
+			syntax.Walk(&syntax.File{Stmts: stmts}, func(m syntax.Node) bool {
+				if ce, ok := m.(*syntax.CallExpr); ok && len(ce.Args) > 0 && len(ce.Args[0].Parts) == 1 {
+					if l, ok := ce.Args[0].Parts[0].(*syntax.Lit); ok {
+						switch baseName(l.Value) {
+						case "curl", "wget", "fetch", "http", "https", "aria2c", "nc", "ncat":
+							found = true
+						}
+					}
+				}
+				return !found
+			})
+			return false
+		})
+		if found {
+			return true
+		}
+	}
+	return false
 }

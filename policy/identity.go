@@ -107,6 +107,22 @@ func (p *Policy) deniedEquivalent(cl *call, name string) (string, word) {
 		if target != "" {
 			return p.deniedName(target), args[i]
 		}
+	case "kexec":
+		for _, a := range args {
+			if a.lit && (a.val == "-e" || a.val == "--exec" || a.val == "-f" || a.val == "--force") {
+				return p.deniedName("reboot"), a
+			}
+		}
+	case "tee", "cp", "install", "truncate", "blkdiscard", "sgdisk", "wipefs", "mkswap":
+		// Writing or erasing a disk device is what dd and mkfs do.
+		for _, a := range args {
+			if a.lit && blockDevice(a.val) {
+				if d := p.deniedName("dd"); d != "" {
+					return d, a
+				}
+				return p.deniedName("mkfs"), a
+			}
+		}
 	case "telinit", "init":
 		for _, a := range args {
 			if a.lit && (a.val == "0" || a.val == "6") {

@@ -178,3 +178,17 @@ func TestBlockDeviceWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestDenyListRedirections: a redirection onto a disk device does what dd
+// does, and one onto /proc/sysrq-trigger what reboot does. Kept out of the
+// corpus files, which the bash oracle runs.
+func TestDenyListRedirections(t *testing.T) {
+	for _, cmd := range []string{"echo x > /dev/sda", "cat img >/dev/nvme0n1p1", "echo b > /proc/sysrq-trigger", "echo o >/proc//sysrq-trigger", "bash -c 'echo b > /proc/sysrq-trigger'"} {
+		if d := defaultPolicy.Check(cmd); d.Verdict != Deny || d.Rule != ruleDeniedCommand {
+			t.Errorf("%q: %s, want deny %s", cmd, d, ruleDeniedCommand)
+		}
+	}
+	if d := mustNew(Rules{DeniedCommands: []string{"rm"}}).Check("echo b > /proc/sysrq-trigger"); !d.Allowed() {
+		t.Errorf("without reboot on the deny list: %s", d)
+	}
+}

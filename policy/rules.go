@@ -124,6 +124,10 @@ type Rules struct {
 //	                                                 count as poweroff, halt or reboot
 //	loginctl poweroff, halt, reboot                  likewise
 //	telinit 0, telinit 6 (and init 0, init 6)        count as init
+//	kexec -e                                         counts as reboot
+//	echo b > /proc/sysrq-trigger (any write to it)   counts as reboot, poweroff or halt
+//	a write to a disk device: > /dev/sda, tee, cp, install or
+//	truncate onto one, blkdiscard, sgdisk, wipefs     counts as dd (or mkfs)
 //
 // (each counts only when the program it stands for is on the list).
 var DefaultDeniedCommands = []string{"rm", "rmdir", "unlink", "shred", "mkfs", "dd", "format", "shutdown", "reboot", "halt", "poweroff", "init"}
