@@ -3,8 +3,6 @@ package policy
 import (
 	"fmt"
 	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // tarSpec is GNU tar's command line: the options whose value is a command
@@ -129,88 +127,4 @@ func (c *checker) findComputed(args []word) bool {
 		}
 	}
 	return false
-}
-
-// computedOption reports a word only known at run time that could turn out
-// to be an option: it starts with a command substitution (or a "-")
-// whose output the policy cannot vouch for. The output of a few programs
-// that print names, paths and versions ("$(git branch --show-current)",
-// "$(pwd)", "$(go env GOROOT)") is not an option; "$(echo -exec)" may be.
-func (c *checker) computedOption(w word) bool {
-	if w.lit || w.node == nil || w.prefix != "" && w.prefix[0] != '-' {
-		return false
-	}
-	untrusted := false
-	syntax.Walk(w.node, func(n syntax.Node) bool {
-		switch x := n.(type) {
-		case *syntax.CmdSubst:
-			for _, s := range x.Stmts {
-				if !c.trustedProducer(s) {
-					untrusted = true
-				}
-			}
-			return false
-		case *syntax.ProcSubst:
-			untrusted = true
-			return false
-		}
-		return !untrusted
-	})
-	return untrusted
-}
-
-// trustedProducer reports a command whose output is a name, a path or a
-// version, never an option.
-func (c *checker) trustedProducer(s *syntax.Stmt) bool {
-	ce, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(ce.Args) == 0 || len(s.Redirs) > 0 {
-		return false
-	}
-	var ws []string
-	allLit := true
-	for _, a := range ce.Args {
-		w := c.resolve(a)
-		allLit = allLit && w.lit
-		ws = append(ws, w.val)
-	}
-	if !c.resolve(ce.Args[0]).lit {
-		return false
-	}
-	name := identity(baseName(ws[0]))
-	switch name {
-	case "basename", "dirname", "realpath", "readlink", "date":
-		return true // prints a path or a date, whatever its arguments
-	}
-	if !allLit {
-		return false
-	}
-	switch name {
-	case "pwd", "date", "whoami", "hostname", "uname", "nproc", "id", "mktemp", "realpath", "readlink", "basename", "dirname", "which":
-		return true
-	case "git":
-		_, sub, rest := gitSplit(c.wordsOf(ce.Args[1:]))
-		switch sub {
-		case "rev-parse", "describe", "symbolic-ref", "merge-base", "hash-object", "write-tree", "rev-list":
-			return true
-		case "branch":
-			return len(rest) == 1 && rest[0].val == "--show-current"
-		case "config":
-			return len(rest) > 0 && (rest[0].val == "--get" || rest[0].val == "get")
-		}
-	case "go":
-		return len(ws) > 1 && (ws[1] == "env" || ws[1] == "list")
-	case "npm", "pnpm", "yarn":
-		return len(ws) > 1 && (ws[1] == "prefix" || ws[1] == "root" || ws[1] == "bin")
-	case "python", "python3", "node", "ruby":
-		return false
-	}
-	return false
-}
-
-func (c *checker) wordsOf(ws []*syntax.Word) []word {
-	out := make([]word, 0, len(ws))
-	for _, w := range ws {
-		out = append(out, c.resolve(w))
-	}
-	return out
 }

@@ -205,20 +205,6 @@ func (c *checker) tableWrapper(cl *call, name string, w wrapperSpec, args []word
 	return inner(args[i:], label)
 }
 
-// missingCommand records that a wrapper's command is missing from its
-// arguments: xargs adds it from its input at run time.
-func (c *checker) missingCommand(cl *call, label string) {
-	if cl.moreArgs {
-		c.runtime(fmt.Sprintf("%s runs a command that xargs adds from its input", label), cl.words[0].written(), cl.words[0].off)
-	}
-}
-
-// runtime records code or a program that only exists at run time: Ask,
-// or Deny when only listed commands may run.
-func (c *checker) runtime(what, word string, off int) {
-	c.dynamic(what+", so it is decided at run time and the policy cannot check it. Write the command out directly.", word, off)
-}
-
 // capsh runs /bin/bash (or --shell=PROG) with the arguments after "--".
 func (c *checker) capsh(cl *call, args []word, inner func([]word, string) (call, bool)) (call, bool) {
 	shell := word{val: "bash", prefix: "bash", lit: true, off: cl.words[0].off}
