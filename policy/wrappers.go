@@ -215,6 +215,16 @@ func (c *checker) unwrap(cl *call) (call, bool) {
 		c.vim(cl, name, args)
 	case "crontab":
 		c.crontab(cl, args)
+	case "tmux":
+		c.tmux(cl, args)
+	case "screen":
+		return c.screen(cl, args, inner)
+	case "expect":
+		for i, a := range args {
+			if a.lit && a.val == "-c" && i+1 < len(args) {
+				c.dynamic("expect -c runs a Tcl program, which can start commands (spawn, exec) the policy cannot check. Run the commands directly, or ask the user.", args[i+1].written(), args[i+1].off)
+			}
+		}
 	case "fd", "fdfind":
 		c.fdExec(cl, args, inner)
 	case "man":

@@ -391,8 +391,7 @@ var knownNonWrappers = map[string]bool{
 	"vitest": true, "mocha": true, "eslint": true, "prettier": true, "tsc": true, "rsync": true, "scp": true, "cp": true,
 	"mv": true, "ln": true, "mkdir": true, "touch": true, "chmod": true, "chown": true, "notify-send": true, "logger": true,
 	"say": true, "figlet": true, "cowsay": true, "trash": true, "gio": true, "kill": true, "pkill": true, "pgrep": true,
-	"ps": true, "top": true, "htop": true, "killall": true, "bats": true, "shellcheck": true, "shfmt": true, "tmux": true,
-	"screen": true, "ssh": true, "mosh": true, "lsof": true, "fuser": true, "stty": true, "tput": true, "xdg-open": true,
+	"ps": true, "top": true, "htop": true, "killall": true, "bats": true, "shellcheck": true, "shfmt": true, "ssh": true, "mosh": true, "lsof": true, "fuser": true, "stty": true, "tput": true, "xdg-open": true,
 	"open": true, "code": true, "cursor": true, "subl": true, "idea": true, "emacsclient": true,
 }
 
