@@ -235,8 +235,11 @@
 // bwrap, gosu, tini, ifne, chronic, cross-env, pyenv/rbenv/nvm exec, nix
 // shell -c, pixi run, sops exec-env, dotenvx run, perf, valgrind, ip netns
 // exec, arch and the g-prefixed GNU tools of macOS (gtimeout, gxargs, gfind,
-// genv, grm); hyperfine, watchexec, nodemon, concurrently and pee run
-// their arguments as shell code. Shells whose language is not the POSIX
+// genv, grm), fd -x, tmux and screen (their commands, and the keys
+// send-keys and stuff type into a shell), rg --pre, man -P, less +!, and the
+// shell escapes of psql, sqlite3, mysql, gdb and lftp; hyperfine,
+// watchexec, nodemon, concurrently and pee run their arguments as shell
+// code. Shells whose language is not the POSIX
 // shell's (nu, pwsh, xonsh, elvish) get Ask for code from a string or from
 // standard input. An argument of a program the policy does not know that
 // names a denied program followed by arguments ("newtool rm -rf x") gets
