@@ -69,7 +69,7 @@ func destructive(cl *call) (finding, bool) {
 		}
 	case name == "find":
 		return findDestructive(cl)
-	case name == "tee" || name == "cp" || name == "install" || name == "truncate" || name == "shred" || name == "mv" || name == "cat" && false:
+	case name == "tee" || name == "cp" || name == "install" || name == "truncate" || name == "shred" || name == "mv":
 		for _, a := range args {
 			if a.lit && blockDevice(a.val) {
 				return destroy(a, fmt.Sprintf("Writing to the disk device %s destroys the data on it. Ask the user to do it.", pyRepr(a.val)))

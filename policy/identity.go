@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 )
 
@@ -171,7 +172,7 @@ func patternLiterals(res []*regexp.Regexp) [][]string {
 			}
 		}
 		walk(t)
-		for _, s := range slices2(out[i]) {
+		for _, s := range slices.Clone(out[i]) {
 			// "--force" also appears as the words of a longer literal, "push --force".
 			for _, f := range strings.Fields(s) {
 				if !seen[f] && len(out[i]) < 48 {
@@ -183,5 +184,3 @@ func patternLiterals(res []*regexp.Regexp) [][]string {
 	}
 	return out
 }
-
-func slices2(s []string) []string { return append([]string(nil), s...) }
