@@ -258,7 +258,13 @@ func expandBraces(p string, limit int) []string {
 // secretArg reports an argument that names, or may match, a file that
 // holds secrets, relative to dir when the command runs elsewhere.
 func secretArg(args []word, dir string) string {
+	// A directory with no dot and no secret name in it adds nothing to a
+	// literal path that has none either (the common case: cd src).
+	plainDir := strings.IndexByte(dir, '.') < 0 && !hasDotlessSecret(dir)
 	for _, a := range args {
+		if a.lit && plainDir && strings.IndexByte(a.val, '.') < 0 && !hasDotlessSecret(a.val) {
+			continue
+		}
 		var pats []string
 		switch {
 		case a.lit:
