@@ -114,8 +114,10 @@ type Options struct {
 	// Policy decides which commands may run, analysing the command with a
 	// real bash parser: every command in lists, pipelines, substitutions,
 	// `bash -c` strings and behind wrappers such as env, sudo or xargs.
-	// The zero value denies rm, rmdir, mkfs, dd, format, shutdown, reboot,
-	// halt, poweroff and init, and interactive programs. See package policy.
+	// The zero value denies rm, rmdir, unlink, shred, mkfs, dd, format,
+	// shutdown, reboot, halt, poweroff and init (and what does the same,
+	// such as find -delete and systemctl poweroff), and interactive
+	// programs. See package policy.
 	Policy policy.Rules
 
 	// Approve is asked about commands that need approval (see

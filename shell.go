@@ -66,7 +66,7 @@ func New(opts Options) (*Shell, error) {
 	if err != nil {
 		return nil, err
 	}
-	pol, err := newPolicy(&o)
+	pol, err := newPolicy(&o, env)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,10 @@ func fillDefaults(o *Options) error {
 }
 
 // newPolicy compiles the policy rules and checks the approval settings.
-func newPolicy(o *Options) (*policy.Policy, error) {
+// The policy is told the environment commands run in (NonInteractiveEnv's
+// GIT_EDITOR=true makes git commit --amend non-interactive), unless the
+// rules already say.
+func newPolicy(o *Options, env map[string]string) (*policy.Policy, error) {
 	switch {
 	case o.ApprovalMode < ApproveAsk || o.ApprovalMode > ApproveNone:
 		return nil, optionErr("ApprovalMode", "unknown mode %d", int(o.ApprovalMode))
@@ -191,7 +194,16 @@ func newPolicy(o *Options) (*policy.Policy, error) {
 	case o.ApprovalMode == ApproveNone && !o.AcknowledgeUnsafe:
 		return nil, optionErr("ApprovalMode", "ApproveNone runs commands with no approval and no sandbox; set AcknowledgeUnsafe to accept that")
 	}
-	p, err := policy.New(o.Policy)
+	rules := o.Policy
+	if rules.Environment == nil {
+		rules.Environment = map[string]string{}
+		for k, v := range env {
+			if !denied(k, o.DeniedEnvPatterns) {
+				rules.Environment[k] = v
+			}
+		}
+	}
+	p, err := policy.New(rules)
 	if err != nil {
 		return nil, optionErr("Policy", "%v", err)
 	}

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -20,7 +19,14 @@ func (c *checker) approve(cl *call) finding {
 	if f, bad := destructive(cl); bad {
 		return f
 	}
+	if cl.dir == "" {
+		cl.dir = c.cwd
+	}
+	c.changeDir(cl)
 	reason := readOnly(cl)
+	if reason == "" && len(cl.wrappers) > 0 && cl.wrappers[len(cl.wrappers)-1] == "xargs" {
+		reason = c.secretProducer(cl)
+	}
 	if reason == "" {
 		return finding{d: Decision{Verdict: Allow}}
 	}
@@ -55,16 +61,32 @@ func destructive(cl *call) (finding, bool) {
 				return destroy(a, "'kill -1' signals every process you are allowed to signal. Kill a specific PID instead (find it with 'pgrep -a NAME').")
 			}
 		}
-	case name == "shutdown" || name == "reboot" || name == "halt" || name == "poweroff" || name == "init" && len(args) > 0:
+	case name == "shutdown" || name == "reboot" || name == "halt" || name == "poweroff" || name == "init" && len(args) > 0 || name == "kexec":
 		return destroy(head, fmt.Sprintf("%s would stop or restart the machine, ending everyone's work on it. Ask the user to do it.", pyRepr(head.val)))
-	case strings.HasPrefix(name, "mkfs") || name == "wipefs" || name == "mkswap":
+	case name == "systemctl" || name == "loginctl" || name == "telinit":
+		if d, at := allStopping.deniedEquivalent(cl, name); d != "" {
+			return destroy(at, fmt.Sprintf("%s would stop or restart the machine, ending everyone's work on it. Ask the user to do it.", pyRepr(short(cl.text()))))
+		}
+	case name == "find":
+		return findDestructive(cl)
+	case name == "tee" || name == "cp" || name == "install" || name == "truncate" || name == "shred" || name == "mv":
+		for _, a := range args {
+			if a.lit && blockDevice(a.val) {
+				return destroy(a, fmt.Sprintf("Writing to the disk device %s destroys the data on it. Ask the user to do it.", pyRepr(a.val)))
+			}
+		}
+	case strings.HasPrefix(name, "mkfs") || name == "wipefs" || name == "mkswap" || name == "blkdiscard" || name == "mke2fs" ||
+		name == "sgdisk" && hasPrefixArg(args, "-Z") || name == "sgdisk" && hasPrefixArg(args, "--zap"):
 		return destroy(head, fmt.Sprintf("%s erases a file system. Ask the user to do it.", pyRepr(head.val)))
 	case name == "dd":
 		for _, a := range args {
-			if a.lit && strings.HasPrefix(a.val, "of=/dev/") && !harmlessTarget(a.val[3:]) && a.val != "of=/dev/zero" {
+			if a.lit && strings.HasPrefix(a.val, "of=/dev/") && !harmlessTarget(a.val[3:]) && a.val != "of=/dev/zero" && a.val != "of=/dev/null" {
 				return destroy(a, "Writing to a disk device with 'dd' destroys the data on it. Ask the user to do it.")
 			}
 		}
+	}
+	if shells[name] && remoteScript(cl) {
+		return destroy(head, fmt.Sprintf("%s would run a script downloaded from the network, which nobody has reviewed. Save it to a file, read it, then run the file.", pyRepr(head.val)))
 	}
 	if cl.stdinPipe && readsProgram(cl) {
 		return destroy(head, fmt.Sprintf("Piping into %s runs code nobody has reviewed. Save it to a file, read it, then run the file; or run the commands directly.", pyRepr(head.val)))
@@ -79,8 +101,22 @@ func rootLike(w word) bool {
 	v := w.val
 	if !w.lit {
 		switch strings.Trim(v, `"'`) {
-		case "$HOME", "${HOME}", "$HOME/", "${HOME}/", "$HOME/*", "${HOME}/*", "*", "./*", "/*", "~/*", ".*":
+		case "$HOME", "${HOME}", "$HOME/", "${HOME}/", "$HOME/*", "${HOME}/*", "*", "./*", "/*", "~/*", ".*", "$HOME/.*", "${HOME}/.*":
 			return true
+		}
+		// A glob over a whole tree: /usr/*, ~/.*, ../*, /{usr,etc}.
+		if g, ok := globOnly(w); ok {
+			for _, alt := range expandBraces(g, 64) {
+				if !strings.ContainsAny(alt, "*?[") {
+					if rootLike(word{val: unescape(alt, `*?[]{}\`), lit: true}) {
+						return true
+					}
+					continue
+				}
+				if globRootLike(alt) {
+					return true
+				}
+			}
 		}
 		return false
 	}
@@ -97,7 +133,43 @@ func rootLike(w word) bool {
 	case "", ".", "..", "~", "*", "/", "/.", "/..":
 		return true
 	}
+	if parentsOnly(v) {
+		return true // ../.., ./../..
+	}
 	return strings.HasPrefix(v, "/") && strings.Count(v, "/") == 1 && v != "/tmp"
+}
+
+// parentsOnly reports a path made only of "." and ".." components.
+func parentsOnly(v string) bool {
+	for _, part := range strings.Split(strings.Trim(v, "/"), "/") {
+		if part != ".." && part != "." && part != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// globRootLike reports a glob pattern that stands for everything in a
+// whole tree: its directory is root-like and its last component matches
+// everything ("*", ".*", "*.*", "?*").
+func globRootLike(g string) bool {
+	dir, last := "", g
+	if i := strings.LastIndexByte(g, '/'); i >= 0 {
+		dir, last = g[:i], g[i+1:]
+		if dir == "" {
+			dir = "/"
+		}
+	}
+	if dir == "/" && !strings.ContainsAny(strings.TrimPrefix(g, "/"), "/") {
+		return true // /u?r, /[a-z]*: any top-level directory
+	}
+	if strings.Trim(last, "*?.") != "" && last != "[!.]*" {
+		return false
+	}
+	if dir == "" {
+		return true
+	}
+	return !strings.ContainsAny(dir, "*?[") && rootLike(word{val: dir, lit: true})
 }
 
 func rmDestructive(args []word) (finding, bool) {
@@ -170,22 +242,31 @@ func worldWritable(mode string) bool {
 
 func gitDestructive(cl *call, args []word) (finding, bool) {
 	_, sub, subArgs := gitSplit(args)
-	has := func(names ...string) (word, bool) {
+	// Options are parsed as git parses them: clustered short options
+	// ("-Av"), abbreviated long options ("--al", "--har").
+	opts, operands := gitSubOpts(sub, subArgs)
+	optWord := func(o opt) word {
 		for _, a := range subArgs {
+			if a.lit && strings.HasPrefix(a.val, "-") && (strings.HasPrefix(o.name, "--") && strings.HasPrefix(a.val, "--") || !strings.HasPrefix(a.val, "--") && strings.Contains(a.val, o.name[1:])) {
+				return a
+			}
+		}
+		return word{val: o.name, lit: true}
+	}
+	has := func(names ...string) (word, bool) {
+		for _, o := range opts {
+			if o.is(names...) {
+				return optWord(o), true
+			}
+		}
+		for _, a := range operands {
 			if a.lit && slices.Contains(names, a.val) {
 				return a, true
 			}
 		}
 		return word{}, false
 	}
-	short := func(flag byte) (word, bool) {
-		for _, a := range subArgs {
-			if a.lit && len(a.val) > 1 && a.val[0] == '-' && a.val[1] != '-' && strings.IndexByte(a.val[1:], flag) >= 0 {
-				return a, true
-			}
-		}
-		return word{}, false
-	}
+	short := func(flag byte) (word, bool) { return has("-" + string(flag)) }
 	bulk := "Bulk staging can commit files you did not mean to, such as secrets or build output. Stage the files you changed by name ('git add path/to/file'), then commit."
 	switch sub {
 	case "add":
@@ -277,9 +358,9 @@ var readOnlyCommands = map[string]readOnlySpec{
 	"ls": {}, "dir": {}, "vdir": {}, "cat": {}, "tac": {}, "nl": {}, "head": {}, "tail": {}, "wc": {},
 	"cut": {}, "paste": {}, "fold": {}, "expand": {}, "unexpand": {}, "rev": {}, "column": {}, "tr": {},
 	"od": {}, "hexdump": {}, "strings": {}, "cmp": {}, "comm": {}, "join": {}, "diff": {}, "md5sum": {},
-	"sha1sum": {}, "sha256sum": {}, "sha512sum": {}, "b2sum": {}, "cksum": {}, "base64": {}, "basename": {},
-	"dirname": {}, "realpath": {}, "readlink": {}, "pwd": {}, "echo": {}, "printf": {}, "true": {},
-	"false": {}, "test": {}, "[": {}, ":": {}, "whoami": {}, "id": {}, "groups": {}, "uname": {}, "arch": {},
+	"sha1sum": {}, "sha256sum": {}, "sha512sum": {}, "b2sum": {}, "cksum": {}, "base64": {deny: []string{"-o", "--output"}, short: "o"}, "basename": {},
+	"dirname": {}, "realpath": {}, "readlink": {}, "pwd": {}, "echo": {}, "printf": {check: printfReadOnly}, "true": {},
+	"false": {}, "test": {check: noVarTest}, "[": {check: noVarTest}, ":": {}, "whoami": {}, "id": {}, "groups": {}, "uname": {}, "arch": {},
 	"nproc": {}, "uptime": {}, "printenv": {}, "which": {}, "type": {}, "whereis": {}, "stat": {}, "du": {},
 	"df": {}, "grep": {}, "egrep": {}, "fgrep": {}, "cd": {}, "pushd": {}, "popd": {}, "dirs": {}, "ps": {},
 	"pgrep": {}, "free": {}, "locale": {}, "seq": {}, "sleep": {}, "jq": {}, "tree": {deny: []string{"-o", "-R"}},
@@ -301,6 +382,7 @@ var readOnlyCommands = map[string]readOnlySpec{
 	"export":   {check: safeDeclaration}, "declare": {check: safeDeclaration}, "local": {check: safeDeclaration},
 	"typeset": {check: safeDeclaration}, "readonly": {check: safeDeclaration},
 	"go":  {check: goReadOnly},
+	"sed": {check: sedReadOnly},
 	"git": {check: gitReadOnly},
 }
 
@@ -330,13 +412,22 @@ func readOnly(cl *call) string {
 		if name == "xargs" && interactive(cl) {
 			return "xargs -p asks before each command, so it needs the user's approval."
 		}
+		if name == "time" {
+			if opts, _ := parseOpts(args, timeSpec); hasOpt(opts, "-o", "--output") {
+				return "Command 'time' with -o writes its report to a file, so it needs the user's approval."
+			}
+		}
+		return ""
+	}
+	if shells[name] && shellRunsString(args) {
+		// bash -lc '...': each command of the string is judged on its own.
 		return ""
 	}
 	spec, ok := readOnlyCommands[name]
 	if !ok {
 		return fmt.Sprintf("Command %s is not on the list of read-only commands, so it needs the user's approval.", pyRepr(head.val))
 	}
-	if reason := sensitiveArg(args); reason != "" {
+	if reason := secretArg(args, cl.dir); reason != "" {
 		return reason
 	}
 	careful := len(spec.deny) > 0 || spec.short != "" || spec.operands > 0 || spec.check != nil
@@ -364,7 +455,7 @@ func readOnly(cl *call) string {
 		}
 		if options && a.lit && len(a.val) > 1 && a.val[0] == '-' {
 			opt, _, _ := strings.Cut(a.val, "=")
-			if slices.Contains(spec.deny, opt) {
+			if slices.Contains(spec.deny, opt) || deniedAbbreviation(opt, spec.deny) {
 				return fmt.Sprintf("Command %s with %s can write files or run programs, so it needs the user's approval.", pyRepr(head.val), opt)
 			}
 			if spec.short != "" && a.val[1] != '-' && strings.ContainsAny(a.val[1:], spec.short) {
@@ -413,7 +504,12 @@ func safeVariable(name string) bool {
 func sensitiveVariable(name string) bool {
 	switch name {
 	case "PATH", "IFS", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "HOME", "CDPATH", "PYTHONPATH", "PYTHONSTARTUP",
-		"NODE_OPTIONS", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB", "GLOBIGNORE", "PS4":
+		"NODE_OPTIONS", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB", "GLOBIGNORE", "PS0", "PS1", "PS2", "PS3", "PS4",
+		"BASH_CMDS", "BASH_ALIASES", "BASH_XTRACEFD", "BASH_COMPAT", "PROMPT_COMMAND", "HISTFILE", "INPUTRC", "TMOUT",
+		"PYTHONHOME", "NODE_PATH", "PERLLIB", "GCONV_PATH", "LOCPATH", "HOSTALIASES", "EXECIGNORE", "FPATH", "ZDOTDIR":
+		return true
+	}
+	if strings.HasPrefix(name, "BASH_FUNC_") {
 		return true
 	}
 	return strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "GIT_") || codeVariables[name]
@@ -425,32 +521,14 @@ func safeDeclaration(args []word) bool {
 			return false
 		}
 		name, _, _ := strings.Cut(a.val, "=")
-		if sensitiveVariable(name) || a.val == "-f" || a.val == "-n" {
+		if i := strings.IndexByte(name, '['); i >= 0 {
+			name = name[:i]
+		}
+		if sensitiveVariable(strings.TrimSuffix(name, "+")) || a.val == "-f" || a.val == "-n" {
 			return false
 		}
 	}
 	return true
-}
-
-var sensitivePaths = []string{
-	"/etc/shadow", "/etc/gshadow", "/etc/sudoers", ".ssh/", "/.ssh", ".aws/", ".gnupg", ".kube/config", ".docker/config.json",
-	".netrc", ".npmrc", ".pypirc", ".config/gcloud", ".azure/", "/environ", ".git-credentials", "id_rsa", "id_ed25519", "id_ecdsa",
-}
-
-// sensitiveArg reports an argument naming a file that holds secrets.
-func sensitiveArg(args []word) string {
-	for _, a := range args {
-		v := a.val
-		if v == ".env" || strings.HasSuffix(v, "/.env") || strings.HasPrefix(path.Base(v), ".env.") {
-			return fmt.Sprintf("%s may hold secrets, so reading it needs the user's approval.", pyRepr(v))
-		}
-		for _, s := range sensitivePaths {
-			if strings.Contains(v, s) {
-				return fmt.Sprintf("%s may hold secrets, so reading it needs the user's approval.", pyRepr(v))
-			}
-		}
-	}
-	return ""
 }
 
 func goReadOnly(args []word) bool {
@@ -458,7 +536,26 @@ func goReadOnly(args []word) bool {
 		return false
 	}
 	switch args[0].val {
-	case "version", "list", "doc", "help":
+	case "version", "doc", "help":
+		return true
+	case "list":
+		// -toolexec and -exec run programs; -export and -compiled build;
+		// -mod=mod rewrites go.mod.
+		for _, a := range args[1:] {
+			if !a.lit {
+				return false
+			}
+			n, v, _ := strings.Cut(strings.TrimPrefix(a.val, "-"), "=")
+			n = strings.TrimPrefix(n, "-")
+			switch n {
+			case "toolexec", "exec", "export", "compiled", "overlay", "pgo", "modfile":
+				return false
+			case "mod":
+				if v != "readonly" && v != "vendor" {
+					return false
+				}
+			}
+		}
 		return true
 	case "env":
 		for _, a := range args[1:] {
@@ -503,11 +600,12 @@ func gitReadOnly(args []word) bool {
 	}
 	switch sub {
 	case "status", "rev-parse", "ls-files", "ls-tree", "cat-file", "blame", "annotate", "describe", "shortlog",
-		"show-ref", "show-branch", "merge-base", "name-rev", "rev-list", "count-objects", "whatchanged", "version",
-		"check-ignore", "check-attr", "diff-tree", "diff-files", "diff-index", "var", "for-each-ref", "cherry":
+		"show-ref", "show-branch", "merge-base", "name-rev", "rev-list", "count-objects", "version",
+		"check-ignore", "check-attr", "diff-files", "diff-index", "var", "for-each-ref", "cherry":
 		return true
-	case "log", "show", "diff":
-		return !has("--output", "--ext-diff", "-O", "--open-files-in-pager")
+	case "log", "show", "diff", "whatchanged", "diff-tree":
+		opts, _ := gitSubOpts(sub, subArgs)
+		return !hasOpt(opts, "--output", "--ext-diff", "-O", "--open-files-in-pager") && !hasPrefixArg(subArgs, "-O") && allLiteral(subArgs)
 	case "grep":
 		return !has("-O", "--open-files-in-pager") && !hasPrefixArg(subArgs, "-O")
 	case "branch":

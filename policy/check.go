@@ -115,6 +115,7 @@ type checker struct {
 	// inherit is the command whose code string is being checked (bash -c,
 	// eval): the code inherits its standard input and descriptors.
 	inherit *call
+	cwd     string // the directory a literal cd changed to, for the approval tiers' secret check
 }
 
 // source is a piece of shell code being walked: the command itself, or a

@@ -33,11 +33,14 @@ type Command struct {
 	// Env holds the NAME=value assignments the command runs with, from
 	// prefix assignments and from env, as written.
 	Env []string
-	// Text is the normalized command text that DenyPatterns and AllowPatterns
-	// match: Name (or Path, when Dynamic) and Args joined by single spaces.
-	// Quotes are removed; assignments, redirections and wrappers are not
+	// Text is the normalised command line that DenyPatterns and
+	// AllowPatterns match: Name (or Path, when Dynamic) and Args joined by
+	// single spaces, quotes removed, with the program's global options out
+	// of the way and git's abbreviated options written out (see
+	// Rules.DenyPatterns). Assignments, redirections and wrappers are not
 	// part of it ("sudo FOO=1 /bin/rm -rf 'a b'" gives the two commands
-	// "sudo /bin/rm -rf a b" and "rm -rf a b").
+	// "sudo /bin/rm -rf a b" and "rm -rf a b"; "git -C . push --force" is
+	// "git push --force").
 	Text string
 	// Pos is the position of the command word.
 	Pos Pos
@@ -79,6 +82,13 @@ type call struct {
 	writes     bool
 	stdin      *stdinSource // what a program reading stdin would read, when known
 	fds        fdTable      // what descriptors above 2 read, when set (see descriptors.go)
+	// moreArgs reports that xargs adds arguments from its input at run
+	// time; placeholder is the text that xargs -I, find -exec or parallel
+	// replaces with input ("{}"), when there is one.
+	moreArgs    bool
+	placeholder string
+	assigns     []word // the NAME=value words the command runs with, resolved
+	dir         string // the directory it runs in, when env -C or a cd before it says
 }
 
 // stdinSource is the literal text a command reads on standard input, when
@@ -152,7 +162,7 @@ func (c *call) command(pos Pos) Command {
 		StdinPipe:       c.stdinPipe,
 		StdinRedirected: c.stdinRedir,
 		WritesFiles:     c.writes,
-		Text:            c.text(),
+		Text:            patternText(c),
 	}
 	head := c.words[0]
 	cmd.Path = head.val

@@ -27,6 +27,8 @@ var corpusRules = map[string]Rules{
 	"default":     {},
 	"allowlist":   {AllowedCommands: []string{"ls", "cat", "echo", "git", "grep", "cd", "timeout", "true", "bash", "sh", "xargs", "find", "sudo", "env", "wc", "head"}},
 	"nodeny":      {DeniedCommands: []string{}},
+	"allowpaths":  {AllowedCommands: []string{"ls", "git", "cat", "./scripts/build.sh", "/opt/tool/bin/tool"}},
+	"shellenv":    {Environment: map[string]string{"GIT_EDITOR": "true", "EDITOR": "true", "PAGER": "cat"}},
 	"operators":   {DeniedOperators: []string{">", ">>", "|", "&&", "||", ";", "&", "$(...)", "<(...)", ">(...)", "<<", "<<<", "<"}},
 	"redirects":   {DeniedOperators: []string{">"}},
 	"interactive": {AllowInteractive: true},

@@ -127,6 +127,8 @@ const (
 	ruleDestructive   = "approval-destructive"
 	ruleApprovalAsk   = "approval-default"
 	ruleDefault       = "default"
+	ruleWrapper       = "possible-wrapper"
+	ruleEnvironment   = "environment"
 )
 
 // The four messages below keep pydantic-ai-harness's wording, so that models

@@ -263,4 +263,48 @@
 // that each command bash reached is one the policy judged.
 // Deny beats allow everywhere: a Custom function can replace an ask or an
 // allow, never a denial. A Policy is immutable and safe for concurrent use.
+//
+// # Wrappers, run-time code and what the lists mean
+//
+// Programs that run other programs are read the way they read their own
+// command lines (getopt_long: a long option may be any unambiguous prefix,
+// "--to-comm=" is "--to-command="; short options cluster and take attached
+// values, "tar -cI'prog'"; options may follow operands where the program
+// permutes them, "runuser USER -c CMD"). Beyond those listed above, the
+// wrappers include pkexec, run0, fakeroot, eatmydata, numactl, prlimit,
+// setpriv, capsh --, sg, ssh-agent, dbus-run-session, xvfb-run, firejail,
+// bwrap, gosu, tini, ifne, chronic, cross-env, pyenv/rbenv/nvm exec, nix
+// shell -c, pixi run, sops exec-env, dotenvx run, perf, valgrind, ip netns
+// exec, arch and the g-prefixed GNU tools of macOS (gtimeout, gxargs, gfind,
+// genv, grm), fd -x, tmux and screen (their commands, and the keys
+// send-keys and stuff type into a shell), rg --pre, man -P, less +!, and the
+// shell escapes of psql, sqlite3, mysql, gdb and lftp; hyperfine,
+// watchexec, nodemon, concurrently and pee run their arguments as shell
+// code. Shells whose language is not the POSIX
+// shell's (nu, pwsh, xonsh, elvish) get Ask for code from a string or from
+// standard input. An argument of a program the policy does not know that
+// names a denied program followed by arguments ("newtool rm -rf x") gets
+// Ask with rule "possible-wrapper"; echo, grep, man and the other known
+// programs are exempt.
+//
+// Code that only exists at run time gets Ask with a reason saying it is
+// decided at run time (Deny when only listed commands may run): a shell -c
+// string that xargs adds from its input, input that find -exec, xargs -I or
+// parallel put into shell code in place of {}, a variable whose computed
+// value a program runs later (GIT_SSH_COMMAND=$X, EDITOR="$X", PS4 from a
+// variable; $HOME and $PWD are filled in), a computed word where an option
+// that runs a command could go (find . $(echo -exec) ..., git $(echo -c)
+// ..., tar, git rebase and fetch options), and git configuration given
+// through GIT_CONFIG_PARAMETERS or GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n
+// whose value is only known then.
+//
+// An allow list names the program the shell will execute (see
+// Rules.AllowedCommands): "./ls" and "/tmp/x/cat" are not "ls" and "cat",
+// and variables that change which program runs (PATH, LD_PRELOAD, BASH_ENV,
+// ...) are denied with rule "environment". The full default deny list, its
+// equivalents (systemctl poweroff, telinit 6, find -delete) and how
+// patterns are matched are documented on DefaultDeniedCommands,
+// Rules.DenyPatterns and Rules.AllowPatterns. Rules.Environment tells the
+// policy the environment commands run in; shellcap's Shell passes its own,
+// whose GIT_EDITOR=true makes "git commit --amend" non-interactive.
 package policy

@@ -11,14 +11,23 @@ func (c *checker) judge(cl *call) {
 	p := c.p
 	head := cl.words[0]
 	off := head.off
+	c.gitEnvironment(cl.assigns)
+	if head.lit {
+		c.readsIntoCode(cl)
+		c.computedOptions(cl, identity(baseName(head.val)))
+	}
+	switch cl.name() {
+	case "export", "declare", "typeset", "local", "readonly":
+		c.gitEnvironment(cl.args())
+	}
 	if !head.lit {
 		if p.exclusive() {
 			c.add(Deny, ruleDynamic, fmt.Sprintf("The command name %s is only known at run time, so the policy cannot check which program runs, and only allowed commands may run. Write the program's name literally.", pyRepr(short(head.val))), head.written(), off)
 			return
 		}
 	} else {
-		name := baseName(head.val)
-		if p.allowed != nil && !p.allowed[name] {
+		name := identity(baseName(head.val))
+		if p.allowed != nil && !p.allowedProgram(head.val) {
 			c.add(Deny, ruleAllowedCmds, msgNotAllowed(head.val), head.written(), off)
 			return
 		}
@@ -26,26 +35,31 @@ func (c *checker) judge(cl *call) {
 			c.add(Deny, ruleDeniedCommand, msgDenied(head.val), head.written(), off)
 			return
 		}
-		if name == "find" && p.isDenied("rm") {
-			for _, a := range cl.args() {
-				if a.lit && a.val == "-delete" {
-					c.add(Deny, ruleDeniedCommand, "Command 'find' with -delete removes files as 'rm' does, and 'rm' is denied.", a.written(), a.off)
-					return
-				}
-			}
+		if d, at := p.deniedEquivalent(cl, name); d != "" {
+			c.add(Deny, ruleDeniedCommand, fmt.Sprintf("Command %s does what %s does, and %s is denied.", pyRepr(short(cl.text())), pyRepr(d), pyRepr(d)), at.written(), at.off)
+			return
 		}
-		if !p.interactive && c.later == 0 && interactive(cl) {
+		if name == "find" && c.findDelete(cl) {
+			return
+		}
+		if c.hijack(cl) {
+			return
+		}
+		if !p.interactive && c.later == 0 && c.interactive(cl) {
 			c.found = append(c.found, finding{d: Decision{Verdict: Deny, Rule: ruleInteractive, Word: head.written()}, off: off, interactive: true})
 			return
 		}
 	}
 	if len(p.denyRE) > 0 || p.allowREOn {
-		text := cl.text()
+		text := patternText(cl)
 		for _, re := range p.denyRE {
 			if re.MatchString(text) {
 				c.add(Deny, ruleDenyPattern, fmt.Sprintf("Command %s is denied by the pattern %s.", pyRepr(short(text)), pyRepr(re.String())), head.written(), off)
 				return
 			}
+		}
+		if w, re, ok := c.probeDenyPatterns(cl); ok {
+			c.add(Ask, ruleDenyPattern, fmt.Sprintf("Command %s has the argument %s, only known at run time, which could make it match the deny pattern %s, so it is decided at run time and the policy cannot check it. Write the argument out literally.", pyRepr(short(text)), pyRepr(short(w.val)), pyRepr(re)), w.written(), w.off)
 		}
 		if p.allowREOn {
 			allowed := false

@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // git can be told to run programs: configuration keys whose value is a
@@ -14,8 +16,6 @@ import (
 // as shell code. Keys that make git run code the policy cannot see (hook
 // directories, included config files, the ext:: transport) get rule
 // "git-config": Ask, or Deny when only listed commands may run.
-
-var gitGlobalSpec = optSpec{short: "Cc", long: []string{"git-dir", "work-tree", "namespace", "super-prefix", "config-env", "list-cmds"}}
 
 // gitSplit finds git's global options and its subcommand.
 func gitSplit(args []word) (globals []opt, sub string, subArgs []word) {
@@ -29,19 +29,29 @@ func gitSplit(args []word) (globals []opt, sub string, subArgs []word) {
 	return globals, args[i].val, args[i+1:]
 }
 
-// gitCommandKeys are configuration keys whose value git runs as a command.
-// A "*" stands for one dotted component.
+// gitCommandKeys are configuration keys whose value git runs as a command
+// (or as a program), from git's documentation (Documentation/config/*.adoc
+// and git-config(1)). A "*" stands for one dotted component; the
+// identity-specific forms of sendemail keys (sendemail.<identity>.toCmd)
+// are included.
 var gitCommandKeys = []string{
-	"core.pager", "pager.*", "core.editor", "sequence.editor", "core.sshcommand", "diff.external",
-	"core.askpass", "gpg.program", "gpg.*.program", "core.fsmonitor", "uploadpack.packobjectshook",
-	"core.gitproxy", "diff.*.textconv", "diff.*.command", "merge.*.driver", "filter.*.clean",
-	"filter.*.smudge", "filter.*.process", "credential.helper", "credential.*.helper", "alias.*",
-	"web.browser", "browser.*.cmd", "man.*.cmd", "difftool.*.cmd", "mergetool.*.cmd", "sendemail.sendmailcmd",
+	"core.pager", "pager.*", "core.editor", "sequence.editor", "core.sshcommand", "core.askpass", "core.fsmonitor",
+	"core.gitproxy", "core.alternaterefscommand", "diff.external", "diff.*.command", "diff.*.textconv",
+	"merge.*.driver", "filter.*.clean", "filter.*.smudge", "filter.*.process", "credential.helper",
+	"credential.*.helper", "alias.*", "alias.*.command", "gpg.program", "gpg.*.program", "gpg.ssh.defaultkeycommand",
+	"web.browser", "help.browser", "instaweb.browser", "instaweb.httpd", "browser.*.cmd", "browser.*.path",
+	"man.*.cmd", "man.*.path", "man.viewer", "difftool.*.cmd", "difftool.*.path", "mergetool.*.cmd",
+	"mergetool.*.path", "guitool.*.cmd", "sendemail.sendmailcmd", "sendemail.tocmd", "sendemail.cccmd",
+	"sendemail.headercmd", "sendemail.smtpserver", "sendemail.*.sendmailcmd", "sendemail.*.tocmd",
+	"sendemail.*.cccmd", "sendemail.*.headercmd", "sendemail.*.smtpserver", "imap.tunnel",
+	"uploadpack.packobjectshook", "gc.recentobjectshook", "interactive.difffilter", "hook.*.command",
+	"remote.*.uploadpack", "remote.*.receivepack", "http.uploadpack", "http.receivepack", "submodule.*.update",
+	"trailer.*.cmd", "trailer.*.command", "tar.*.command",
 }
 
 // gitHiddenCodeKeys make git run code from elsewhere: hooks, included
 // configuration, the ext:: transport.
-var gitHiddenCodeKeys = []string{"core.hookspath", "include.path", "includeif.*.path", "protocol.allow", "protocol.*.allow"}
+var gitHiddenCodeKeys = []string{"core.hookspath", "include.path", "includeif.*.path", "protocol.allow", "protocol.*.allow", "init.templatedir"}
 
 func gitKeyIn(key string, patterns []string) bool {
 	key = strings.ToLower(key)
@@ -88,6 +98,15 @@ func (c *checker) gitConfig(cl *call, key string, val word) {
 			}
 			c.nested(v[1:], gitValue(val, "!"), append(slices.Clip(cl.wrappers), label), "the alias "+key)
 			return
+		case strings.HasPrefix(lkey, "submodule."):
+			if strings.HasPrefix(v, "!") {
+				c.nested(v[1:], gitValue(val, "!"), append(slices.Clip(cl.wrappers), label), "the submodule update command")
+			}
+			return
+		case strings.HasSuffix(lkey, ".smtpserver") || lkey == "man.viewer" || strings.HasSuffix(lkey, "browser"):
+			if !strings.ContainsRune(v, '/') {
+				return // a host name or a known tool's name
+			}
 		case strings.HasPrefix(lkey, "credential."):
 			if strings.HasPrefix(v, "!") {
 				c.nested(v[1:], gitValue(val, "!"), append(slices.Clip(cl.wrappers), label), "the credential helper")
@@ -133,6 +152,8 @@ func (c *checker) git(cl *call, args []word, inner func([]word, string) (call, b
 		switch {
 		case o.name == "-c" && o.hasVal:
 			c.gitSetting(cl, o.val)
+		case o.name == "--exec-path" && o.hasVal:
+			c.gitConfigFinding(fmt.Sprintf("git --exec-path=%s makes git run its commands from that directory, which the policy cannot see.", short(o.val.val)), o.val.off)
 		case o.name == "--config-env" && o.hasVal:
 			key, _, _ := strings.Cut(o.val.val, "=")
 			if gitKeyIn(key, gitCommandKeys) || gitKeyIn(key, gitHiddenCodeKeys) {
@@ -140,19 +161,53 @@ func (c *checker) git(cl *call, args []word, inner func([]word, string) (call, b
 			}
 		}
 	}
+	if sub == "" && len(subArgs) > 0 {
+		// A global option or the subcommand only known at run time: it
+		// could be -c core.pager=..., --exec-path, an alias.
+		w := subArgs[0]
+		c.runtime(fmt.Sprintf("git has the argument %s, only known at run time, where an option or the subcommand goes", pyRepr(short(w.val))), w.written(), w.off)
+		return call{}, false
+	}
+	c.gitComputedOptions(cl, sub, subArgs)
 	switch sub {
 	case "config":
 		c.gitConfigCommand(cl, subArgs)
+	case "init":
+		opts, _ := gitSubOpts(sub, subArgs)
+		if w, ok := optVal(opts, "--template"); ok {
+			c.gitConfigFinding(fmt.Sprintf("git init --template=%s copies hooks from that directory, which git then runs and the policy cannot see.", short(w.val)), w.off)
+		}
+	case "send-email":
+		opts, _ := gitSubOpts(sub, subArgs)
+		for _, o := range opts {
+			if o.hasVal && o.is("--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd") {
+				c.code(cl, o.val, "git send-email "+o.name)
+			}
+			if o.hasVal && o.is("--smtp-server") && strings.ContainsRune(o.val.val, '/') {
+				if n, ok := inner([]word{o.val}, "git send-email --smtp-server"); ok {
+					c.runCall(n)
+				}
+			}
+		}
 	case "clone", "fetch", "pull", "ls-remote", "archive", "push", "remote":
+		if sub == "clone" {
+			opts, _ := gitSubOpts(sub, subArgs)
+			if w, ok := optVal(opts, "--template"); ok {
+				c.gitConfigFinding(fmt.Sprintf("git clone --template=%s copies hooks from that directory, which git then runs and the policy cannot see.", short(w.val)), w.off)
+			}
+		}
 		for i, a := range subArgs {
 			if !a.lit {
 				continue
 			}
 			for _, name := range []string{"--upload-pack", "--receive-pack", "--exec"} {
+				// git accepts any unambiguous prefix: --upload-pa=, --receive-pa=.
+				v, eq, ok := longMatch(a.val, name, 3)
 				switch {
-				case strings.HasPrefix(a.val, name+"="):
-					c.code(cl, attached(a, a.val[len(name)+1:]), "git "+sub+" "+name)
-				case a.val == name && i+1 < len(subArgs):
+				case !ok:
+				case eq:
+					c.code(cl, attached(a, v), "git "+sub+" "+name)
+				case i+1 < len(subArgs):
 					c.code(cl, subArgs[i+1], "git "+sub+" "+name)
 				}
 			}
@@ -169,7 +224,7 @@ func (c *checker) git(cl *call, args []word, inner func([]word, string) (call, b
 			}
 		}
 	case "rebase":
-		opts, _ := parseOpts(subArgs, optSpec{short: "xsXS", long: []string{"exec", "onto", "strategy", "strategy-option", "gpg-sign"}})
+		opts, _ := gitSubOpts(sub, subArgs)
 		for _, o := range opts {
 			if (o.name == "-x" || o.name == "--exec") && o.hasVal {
 				c.code(cl, o.val, "git rebase --exec")
@@ -186,7 +241,7 @@ func (c *checker) git(cl *call, args []word, inner func([]word, string) (call, b
 			return inner(subArgs[1:], "git bisect run")
 		}
 	case "difftool", "mergetool":
-		opts, _ := parseOpts(subArgs, optSpec{short: "xt", long: []string{"extcmd", "tool"}})
+		opts, _ := gitSubOpts(sub, subArgs)
 		if w, ok := optVal(opts, "-x", "--extcmd"); ok {
 			c.code(cl, w, "git "+sub+" --extcmd")
 		}
@@ -198,12 +253,13 @@ func (c *checker) git(cl *call, args []word, inner func([]word, string) (call, b
 		}
 	case "grep":
 		for _, a := range subArgs {
-			if a.lit && (strings.HasPrefix(a.val, "--open-files-in-pager=") || strings.HasPrefix(a.val, "-O") && len(a.val) > 2) {
-				_, v, ok := strings.Cut(a.val, "=")
-				if !ok {
-					v = a.val[2:]
-				}
+			if !a.lit {
+				continue
+			}
+			if v, eq, ok := longMatch(a.val, "--open-files-in-pager", 1); ok && eq {
 				c.code(cl, attached(a, v), "git grep -O")
+			} else if strings.HasPrefix(a.val, "-O") && len(a.val) > 2 {
+				c.code(cl, attached(a, a.val[2:]), "git grep -O")
 			}
 		}
 	}
@@ -256,4 +312,115 @@ func (c *checker) gitConfigCommand(cl *call, args []word) {
 		return
 	}
 	c.deferred(func() { c.gitConfig(cl, key.val, operands[1]) })
+}
+
+// gitComputedOptions asks about a git subcommand argument only known at run
+// time where it could be an option that runs a command: "git rebase
+// $(echo --exec=...)". Plain variables are probed by deny patterns; a
+// command substitution is only known when it runs.
+func (c *checker) gitComputedOptions(cl *call, sub string, args []word) {
+	switch sub {
+	case "rebase", "clone", "fetch", "pull", "ls-remote", "archive", "push", "remote", "send-email", "difftool", "grep", "submodule", "filter-branch", "config", "init":
+	default:
+		return
+	}
+	for _, a := range args {
+		if a.lit {
+			continue
+		}
+		if c.computedOption(a) {
+			c.runtime(fmt.Sprintf("git %s has the argument %s, only known at run time, which could be an option that runs a command", sub, pyRepr(short(a.val))), a.written(), a.off)
+			return
+		}
+	}
+}
+
+// gitEnvironment checks the variables that make git run commands: the
+// GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n settings,
+// GIT_CONFIG_PARAMETERS, GIT_PROXY_COMMAND, GIT_EXEC_PATH, the
+// configuration files and the template directory.
+func (c *checker) gitEnvironment(assigns []word) {
+	if len(assigns) == 0 {
+		return
+	}
+	vals := map[string]word{}
+	for _, a := range assigns {
+		name, v, ok := strings.Cut(a.val, "=")
+		if !ok || !strings.HasPrefix(name, "GIT_") {
+			continue
+		}
+		vw := attached(a, v)
+		vw.lit, vw.node, vw.off = a.lit, a.node, a.off
+		vals[name] = vw
+	}
+	for name, v := range vals {
+		switch {
+		case name == "GIT_PROXY_COMMAND":
+			c.deferred(func() { c.code(&call{}, v, "GIT_PROXY_COMMAND") })
+		case name == "GIT_EXEC_PATH" || name == "GIT_TEMPLATE_DIR" || name == "GIT_CONFIG_GLOBAL" || name == "GIT_CONFIG_SYSTEM" || name == "GIT_CONFIG":
+			c.gitConfigFinding(fmt.Sprintf("Setting %s makes git run code from elsewhere (its commands, hooks or configuration), which the policy cannot see. Run git without it.", name), v.off)
+		case name == "GIT_CONFIG_PARAMETERS":
+			c.gitParameters(v)
+		case strings.HasPrefix(name, "GIT_CONFIG_KEY_"):
+			key := v
+			val, ok := vals["GIT_CONFIG_VALUE_"+strings.TrimPrefix(name, "GIT_CONFIG_KEY_")]
+			if !key.lit {
+				c.gitConfigFinding(fmt.Sprintf("%s is only known at run time and may make git run a command, which the policy cannot check.", name), key.off)
+				continue
+			}
+			if !ok {
+				continue
+			}
+			c.deferred(func() { c.gitConfig(&call{}, key.val, val) })
+		}
+	}
+}
+
+// gitParameters checks GIT_CONFIG_PARAMETERS, git's own list of
+// shell-quoted 'key=value' or 'key'='value' settings.
+func (c *checker) gitParameters(v word) {
+	if !v.lit {
+		c.gitConfigFinding("GIT_CONFIG_PARAMETERS is only known at run time and may make git run a command, which the policy cannot check.", v.off)
+		return
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader("x "+v.val), "")
+	if err != nil || len(f.Stmts) != 1 {
+		c.gitConfigFinding("GIT_CONFIG_PARAMETERS could not be read, so the policy cannot tell which settings it makes.", v.off)
+		return
+	}
+	ce, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok {
+		c.gitConfigFinding("GIT_CONFIG_PARAMETERS could not be read, so the policy cannot tell which settings it makes.", v.off)
+		return
+	}
+	saved := c.src
+	c.src = source{text: "x " + v.val, anchor: v.off, via: saved.via}
+	defer func() { c.src = saved }()
+	for _, w := range ce.Args[1:] {
+		kv := c.resolve(w)
+		kv.exact = false
+		if !kv.lit {
+			c.src = saved
+			c.gitConfigFinding("GIT_CONFIG_PARAMETERS holds a setting only known at run time, which may make git run a command.", v.off)
+			return
+		}
+		key, val, _ := strings.Cut(kv.val, "=")
+		c.deferred(func() { c.gitConfig(&call{}, key, attached(kv, val)) })
+	}
+}
+
+// hasCmdSubst reports whether a word holds a command or process
+// substitution.
+func hasCmdSubst(w word) bool {
+	found := false
+	if w.node != nil {
+		syntax.Walk(w.node, func(n syntax.Node) bool {
+			switch n.(type) {
+			case *syntax.CmdSubst, *syntax.ProcSubst:
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }

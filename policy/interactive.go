@@ -416,7 +416,7 @@ func gitInteractive(cl *call, args []word) bool {
 		if editorSet("GIT_EDITOR", "EDITOR", "VISUAL", "core.editor") {
 			return false
 		}
-		opts, _ := parseOpts(subArgs, optSpec{short: "mFCct", long: []string{"message", "file", "reuse-message", "reedit-message", "fixup", "squash", "author", "date", "template", "cleanup", "trailer", "gpg-sign", "pathspec-from-file", "local-user", "sort", "format", "points-at", "contains", "no-contains", "merged", "no-merged", "strategy", "strategy-option"}})
+		opts, _ := gitSubOpts(sub, subArgs)
 		if hasOpt(opts, "-p", "--patch", "--interactive") && sub == "commit" {
 			return true
 		}
@@ -433,7 +433,7 @@ func gitInteractive(cl *call, args []word) bool {
 			return hasOpt(opts, "-e", "--edit")
 		}
 	case "rebase":
-		return has("-i", "--interactive") && !editorSet("GIT_SEQUENCE_EDITOR", "sequence.editor")
+		return has("-i", "--interactive") && !editorSet("GIT_SEQUENCE_EDITOR", "sequence.editor", "GIT_EDITOR", "core.editor", "VISUAL", "EDITOR")
 	case "add", "checkout", "restore", "reset", "stash":
 		return has("-p", "--patch", "-i", "--interactive", "-e", "--edit") && !(sub != "add" && has("-e", "--edit"))
 	case "clean":
@@ -444,6 +444,58 @@ func gitInteractive(cl *call, args []word) bool {
 		return !has("-y", "--no-prompt", "-x", "--extcmd")
 	case "send-email":
 		return !has("--confirm=never")
+	}
+	return false
+}
+
+// interactive reports whether the command waits for a terminal, knowing
+// the environment the commands run in (Rules.Environment): with an editor
+// that exits at once (GIT_EDITOR=true, as shellcap's Shell sets it), the
+// commands that would only open an editor do not wait.
+func (c *checker) interactive(cl *call) bool {
+	if c.p.editorSet && editorOnly(cl) {
+		return false
+	}
+	return interactive(cl)
+}
+
+// editorOnly reports commands whose only reason to wait is the editor they
+// open: git commit, tag, merge and rebase -i, git add -e, crontab -e.
+func editorOnly(cl *call) bool {
+	switch programName(cl.name()) {
+	case "git":
+		_, sub, subArgs := gitSplit(cl.args())
+		switch sub {
+		case "commit", "tag", "merge", "rebase":
+			opts, _ := gitSubOpts(sub, subArgs)
+			return !hasOpt(opts, "-p", "--patch", "--interactive") || sub == "rebase"
+		case "add":
+			opts, _ := gitSubOpts(sub, subArgs)
+			return hasOpt(opts, "-e", "--edit") && !hasOpt(opts, "-p", "--patch", "-i", "--interactive")
+		}
+	case "crontab":
+		return true
+	}
+	return false
+}
+
+// quietEditor reports whether an environment's editor exits without
+// waiting: git uses GIT_EDITOR, else VISUAL, else EDITOR.
+func quietEditor(env map[string]string) bool {
+	v := env["GIT_EDITOR"]
+	if v == "" {
+		v = env["VISUAL"]
+	}
+	if v == "" {
+		v = env["EDITOR"]
+	}
+	f := strings.Fields(v)
+	if len(f) == 0 {
+		return false
+	}
+	switch baseName(f[0]) {
+	case "true", ":", "cat", "false":
+		return true
 	}
 	return false
 }

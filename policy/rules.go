@@ -14,9 +14,27 @@ import (
 // denied, no patterns, no approval tiers.
 type Rules struct {
 	// AllowedCommands, when non-empty, is the list of the only programs that
-	// may run, by base name ("git", not "/usr/bin/git"). Every command the
-	// shell could run must be on it, wrappers included: "timeout 5 make"
-	// needs both timeout and make. It replaces the default deny list.
+	// may run. Every command the shell could run must be on it, wrappers
+	// included: "timeout 5 make" needs both timeout and make. It replaces
+	// the default deny list.
+	//
+	// An entry names the program the shell will execute, not a base name.
+	// A bare name ("git") allows the command word git, found through PATH,
+	// and the same name in the system directories /bin, /sbin, /usr/bin,
+	// /usr/sbin, /usr/local/bin and /usr/local/sbin ("/usr/bin/git"). It does
+	// not allow a program of that name anywhere else: "./git", "bin/git",
+	// "/tmp/x/git" and "~/bin/git" are other programs. An entry with a slash
+	// ("./scripts/build.sh", "/opt/tool/bin/tool") allows exactly that path,
+	// after "." and ".." are resolved as text. Names compare
+	// case-insensitively, paths exactly.
+	//
+	// Under an allow list, commands that change which program a name runs
+	// or what it loads are denied (rule "environment"): assignments to PATH,
+	// LD_PRELOAD, LD_LIBRARY_PATH and the other LD_ and DYLD_ variables,
+	// BASH_ENV, ENV, BASH_FUNC_*, BASH_CMDS, SHELLOPTS, BASHOPTS,
+	// PYTHONPATH, PYTHONSTARTUP, PYTHONHOME, NODE_OPTIONS, NODE_PATH,
+	// PERL5OPT, PERL5LIB, RUBYOPT, RUBYLIB and GIT_EXEC_PATH, whether as a
+	// prefix ("PATH=/tmp ls"), through env or export, or on their own.
 	AllowedCommands []string
 	// DeniedCommands lists programs that must never run, by base name. A name
 	// also matches its dotted variants ("mkfs" denies "mkfs.ext4"), except
@@ -33,12 +51,36 @@ type Rules struct {
 	// pagers, REPLs, password prompts) through. By default they are denied.
 	AllowInteractive bool
 	// DenyPatterns are RE2 regular expressions matched against the
-	// normalized text of each command (see Command.Text). A command that
-	// matches one is denied. Deny patterns win over allow patterns.
+	// normalised command line of each command the shell could run
+	// (Command.Text), wherever it appears: behind wrappers, in shell code in
+	// strings, in substitutions. A command that matches one is denied. Deny
+	// patterns win over allow patterns.
+	//
+	// The normalised line is the program's base name as written ("git" for
+	// "/usr/bin/git"), then its arguments with quotes and escapes removed,
+	// joined by single spaces; assignments, redirections and the wrappers
+	// around it are not part of it (each wrapper is matched as a command of
+	// its own: "sudo -n git push --force" is matched as "sudo -n git push
+	// --force" and as "git push --force"). The program's global options are
+	// taken out of the way, for git (-C DIR, -c KEY=VALUE, --no-pager,
+	// --git-dir, --work-tree, -p, --bare, ...), docker, podman, kubectl,
+	// helm, npm, cargo, systemctl and terraform: "git -C . --no-pager push
+	// --force" is matched as "git push --force". git's abbreviated long
+	// options are written out, and an ambiguous abbreviation as every
+	// option it could be ("git push --mirr" is "git push --mirror"). An
+	// argument only known at run time keeps its text as written ("git push
+	// origin $F"); if one of the pattern's literal strings put in its place
+	// would make the line match ("--force" for $F), the command is asked
+	// about ("decided at run time"), or denied when only listed commands may
+	// run. Matching is case-sensitive; write (?i) for the other way.
 	DenyPatterns []string
 	// AllowPatterns, when non-nil, is exclusive: every command must match at
-	// least one of these RE2 regular expressions (against Command.Text), or
-	// it is denied. A non-nil empty slice denies every command.
+	// least one of these RE2 regular expressions, or it is denied. They are
+	// matched against the same normalised command line as DenyPatterns
+	// (Command.Text), and every command is matched, wrappers included. A
+	// non-nil empty slice denies every command. "find ... -delete" must
+	// also match as "rm ARGS..." (it counts as rm), and code only known at
+	// run time is denied.
 	AllowPatterns []string
 	// Custom, if set, is consulted last for each command that no other rule
 	// denied. When it returns ok, its decision replaces the built-in one for
@@ -52,11 +94,43 @@ type Rules struct {
 	// piping into an interpreter, ...) are denied with a safer alternative,
 	// and everything else gets Ask.
 	Approval bool
+	// Environment is the environment commands will run in, when the caller
+	// knows it; shellcap's Shell passes its own. nil means unknown. The
+	// policy reads only the editor variables: when GIT_EDITOR (or else
+	// VISUAL, or else EDITOR) names a program that exits at once (true, :,
+	// cat, false), commands that would only open an editor (git commit
+	// without -m, git commit --amend, git tag -a, git rebase -i, crontab
+	// -e) are not interactive.
+	Environment map[string]string
 }
 
 // DefaultDeniedCommands is the deny list used when Rules.DeniedCommands is
-// nil and no allow list is set.
-var DefaultDeniedCommands = []string{"rm", "rmdir", "mkfs", "dd", "format", "shutdown", "reboot", "halt", "poweroff", "init"}
+// nil and no allow list is set:
+//
+//	rm rmdir unlink shred         delete files
+//	mkfs dd format                erase disks and file systems (mkfs.ext4 and the other dotted variants too)
+//	shutdown reboot halt poweroff init    stop or restart the machine
+//
+// Every deny list, this one or DeniedCommands, is applied to the program
+// the shell will run, by base name and case-insensitively, wherever it
+// appears: behind wrappers (sudo, env, xargs, nice, timeout, ...), in
+// shell code in strings, as the name of a function, and under the g-prefix
+// that macOS gives GNU tools ("grm" is rm). It also covers the commands
+// that do what a denied program does:
+//
+//	find ... -delete                                 counts as rm
+//	systemctl poweroff, halt, reboot, kexec, soft-reboot, and
+//	systemctl isolate/start of poweroff.target, halt.target, reboot.target, kexec.target
+//	                                                 count as poweroff, halt or reboot
+//	loginctl poweroff, halt, reboot                  likewise
+//	telinit 0, telinit 6 (and init 0, init 6)        count as init
+//	kexec -e                                         counts as reboot
+//	echo b > /proc/sysrq-trigger (any write to it)   counts as reboot, poweroff or halt
+//	a write to a disk device: > /dev/sda, tee, cp, install or
+//	truncate onto one, blkdiscard, sgdisk, wipefs     counts as dd (or mkfs)
+//
+// (each counts only when the program it stands for is on the list).
+var DefaultDeniedCommands = []string{"rm", "rmdir", "unlink", "shred", "mkfs", "dd", "format", "shutdown", "reboot", "halt", "poweroff", "init"}
 
 // ErrInvalidRules is wrapped by every error New and ParseRules return for a
 // bad configuration.
@@ -66,6 +140,7 @@ var ErrInvalidRules = errors.New("policy: invalid rules")
 // use. Create one with New.
 type Policy struct {
 	allowed     map[string]bool // lower-case base names; nil: no allow list
+	allowedPath map[string]bool // cleaned paths of allow-list entries with a slash
 	denied      map[string]bool // lower-case base names; nil: no deny list
 	ops         opSet
 	interactive bool // AllowInteractive
@@ -74,6 +149,8 @@ type Policy struct {
 	allowREOn   bool // AllowPatterns was non-nil
 	custom      func(Command) (Decision, bool)
 	approval    bool
+	denyLits    [][]string // literal strings of each deny pattern, to probe words only known at run time
+	editorSet   bool       // Environment sets a non-interactive editor
 }
 
 // defaultPolicy is what a nil *Policy checks with.
@@ -93,12 +170,13 @@ func New(r Rules) (*Policy, error) {
 	if len(r.AllowedCommands) > 0 && len(r.DeniedCommands) > 0 {
 		return nil, invalid("specify AllowedCommands or DeniedCommands, not both")
 	}
-	p := &Policy{interactive: r.AllowInteractive, custom: r.Custom, approval: r.Approval}
+	p := &Policy{interactive: r.AllowInteractive, custom: r.Custom, approval: r.Approval, editorSet: quietEditor(r.Environment)}
 	var err error
 	if len(r.AllowedCommands) > 0 {
 		if p.allowed, err = nameSet("AllowedCommands", r.AllowedCommands); err != nil {
 			return nil, err
 		}
+		p.allowed, p.allowedPath = splitPaths(r.AllowedCommands)
 	} else {
 		denied := r.DeniedCommands
 		if denied == nil {
@@ -120,6 +198,7 @@ func New(r Rules) (*Policy, error) {
 	if p.denyRE, err = compile("DenyPatterns", r.DenyPatterns); err != nil {
 		return nil, err
 	}
+	p.denyLits = patternLiterals(p.denyRE)
 	if p.allowRE, err = compile("AllowPatterns", r.AllowPatterns); err != nil {
 		return nil, err
 	}

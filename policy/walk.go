@@ -267,15 +267,10 @@ func (c *checker) callExpr(x *syntax.CallExpr, ctx stmtCtx, writes bool) {
 		}
 		c.assign(a)
 		cl.env = append(cl.env, c.text(a))
+		cl.assigns = append(cl.assigns, c.assignWord(a))
 	}
 	if len(x.Args) == 0 {
-		if c.p.approval {
-			for _, a := range x.Assigns {
-				if a.Name != nil && sensitiveVariable(a.Name.Value) {
-					c.add(Ask, ruleApprovalAsk, fmt.Sprintf("Setting %s changes which programs later commands run, or how, so it needs the user's approval.", a.Name.Value), c.text(a), c.off(a.Pos()))
-				}
-			}
-		}
+		c.assignOnly(x.Assigns)
 		return
 	}
 	for _, w := range x.Args {
@@ -353,6 +348,7 @@ func (c *checker) codeVariable(name string, val word) {
 	switch {
 	case codeVariables[name]:
 		if !val.lit {
+			c.runtimeValue(name, val)
 			return
 		}
 		code := strings.TrimLeft(val.val, "|") // LESSOPEN="|lesspipe %s"
@@ -366,6 +362,8 @@ func (c *checker) codeVariable(name string, val word) {
 	case promptVariables[name]:
 		if val.lit && strings.ContainsAny(val.val, "$`") {
 			c.nestedDocument(val.val, val, name+"=")
+		} else if !val.lit {
+			c.runtimeValue(name, val)
 		}
 	case startupVariables[name]:
 		c.startupVariable(name, val)
@@ -402,6 +400,7 @@ func (c *checker) redirect(r *syntax.Redirect, ctx *stmtCtx, writes *bool) {
 		if !target.lit || !harmlessTarget(target.val) {
 			*writes = true
 		}
+		c.redirectTarget(target)
 	}
 }
 

@@ -26,139 +26,14 @@ func (c *checker) runCall(cl call) {
 	}
 }
 
-// opt is one parsed command-line option.
-type opt struct {
-	name   string // "-u" or "--user"
-	val    word   // its value, when it takes one
-	hasVal bool
-}
-
-// optSpec says which options take a value.
-type optSpec struct {
-	short string   // short option letters that take a value (-u root, -uroot)
-	long  []string // long options that take a value (--user root, --user=root)
-}
-
-func (s optSpec) longTakesValue(name string) bool { return slices.Contains(s.long, name) }
-
-// parseOpts reads options from the start of args, and returns them with the
-// index of the first operand. "--" ends the options and is skipped. A word
-// that is not literal is taken as the first operand: it might be anything.
-func parseOpts(args []word, spec optSpec) ([]opt, int) {
-	var opts []opt
-	i := 0
-	for i < len(args) {
-		a := args[i]
-		if !a.lit || len(a.val) < 2 || a.val[0] != '-' {
-			return opts, i
-		}
-		if a.val == "--" {
-			return opts, i + 1
-		}
-		if strings.HasPrefix(a.val, "--") {
-			name, val, eq := strings.Cut(a.val[2:], "=")
-			o := opt{name: "--" + name}
-			switch {
-			case eq:
-				o.val, o.hasVal = attached(a, val), true
-			case spec.longTakesValue(name) && i+1 < len(args):
-				i++
-				o.val, o.hasVal = args[i], true
-			}
-			opts = append(opts, o)
-			i++
-			continue
-		}
-		cluster := a.val[1:]
-		for j := 0; j < len(cluster); j++ {
-			o := opt{name: "-" + cluster[j:j+1]}
-			if strings.IndexByte(spec.short, cluster[j]) >= 0 {
-				if j+1 < len(cluster) {
-					o.val, o.hasVal = attached(a, cluster[j+1:]), true
-				} else if i+1 < len(args) {
-					i++
-					o.val, o.hasVal = args[i], true
-				}
-				opts = append(opts, o)
-				break
-			}
-			opts = append(opts, o)
-		}
-		i++
-	}
-	return opts, i
-}
-
-// attached makes a word for the value part of an option word.
-func attached(w word, val string) word {
-	v := word{val: val, prefix: val, lit: true, off: w.off}
-	if w.exact {
-		v.exact, v.valOff = true, w.valOff+len(w.val)-len(val)
-	}
-	return v
-}
-
-func hasOpt(opts []opt, names ...string) bool {
-	for _, o := range opts {
-		if slices.Contains(names, o.name) {
-			return true
-		}
-	}
-	return false
-}
-
-func optVal(opts []opt, names ...string) (word, bool) {
-	for _, o := range opts {
-		if o.hasVal && slices.Contains(names, o.name) {
-			return o.val, true
-		}
-	}
-	return word{}, false
-}
-
 // Option specs of the wrappers, shared with the interactive checks.
 var (
 	sudoSpec  = optSpec{short: "aCcDgpRrTtUu", long: []string{"auth-type", "login-class", "close-from", "chdir", "group", "prompt", "chroot", "role", "type", "command-timeout", "other-user", "user"}}
 	doasSpec  = optSpec{short: "uC"}
-	envSpec   = optSpec{short: "uCS", long: []string{"unset", "chdir", "split-string"}}
-	xargsSpec = optSpec{short: "adEILnPs", long: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"}}
+	envSpec   = optSpec{short: "uCSP", long: []string{"unset", "chdir", "split-string", "default-signal", "ignore-signal", "block-signal", "argv0"}, flags: []string{"ignore-environment", "null", "list-signal-handling", "debug", "help", "version"}}
+	xargsSpec = optSpec{short: "adEILnPs", long: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "max-lines", "process-slot-var", "eof"},
+		flags: []string{"replace", "null", "no-run-if-empty", "interactive", "open-tty", "verbose", "exit", "show-limits", "help", "version"}}
 )
-
-// wrapperSpecs are the plain wrappers: options, then skip operands, then the
-// command they run.
-var wrapperSpecs = map[string]struct {
-	spec     optSpec
-	operands int      // operands before the command (timeout's duration)
-	stop     []string // options that mean no command is run
-}{
-	"nice":        {spec: optSpec{short: "n", long: []string{"adjustment"}}},
-	"nohup":       {},
-	"time":        {spec: optSpec{short: "fo", long: []string{"format", "output"}}},
-	"timeout":     {spec: optSpec{short: "sk", long: []string{"signal", "kill-after"}}, operands: 1},
-	"stdbuf":      {spec: optSpec{short: "ioe", long: []string{"input", "output", "error"}}},
-	"ionice":      {spec: optSpec{short: "cnpPu", long: []string{"class", "classdata", "pid", "pgid", "uid"}}, stop: []string{"-p", "-P", "-u", "--pid", "--pgid", "--uid"}},
-	"setsid":      {},
-	"command":     {stop: []string{"-v", "-V"}},
-	"builtin":     {},
-	"exec":        {spec: optSpec{short: "a"}},
-	"unbuffer":    {},
-	"chroot":      {spec: optSpec{long: []string{"userspec", "groups"}}, operands: 1},
-	"taskset":     {stop: []string{"-p", "--pid"}, operands: 1},
-	"chrt":        {spec: optSpec{short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"}}, stop: []string{"-p", "--pid", "-m", "--max"}},
-	"strace":      {spec: optSpec{short: "abeEIoOpPsSuUX", long: []string{"trace", "signal", "output", "attach", "user", "env"}}},
-	"ltrace":      {spec: optSpec{short: "aAeDFlnopsuwx", long: []string{"output", "library"}}},
-	"unshare":     {spec: optSpec{short: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "setgroups", "map-user", "map-group", "map-users", "map-groups"}}},
-	"nsenter":     {spec: optSpec{short: "tSG", long: []string{"target", "setuid", "setgid"}}},
-	"catchsegv":   {},
-	"caffeinate":  {spec: optSpec{short: "tw"}},
-	"systemd-run": {spec: optSpec{short: "pEM", long: []string{"unit", "property", "description", "slice", "setenv", "uid", "gid", "working-directory", "machine", "host", "on-calendar", "on-active"}}},
-}
-
-// shells run -c strings and scripts; their -c string is checked as code.
-var shells = map[string]bool{
-	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true,
-	"yash": true, "posh": true, "fish": true, "csh": true, "tcsh": true, "rbash": true,
-}
 
 // unwrap returns the command that cl runs, when cl is a wrapper. Along the
 // way it checks shell code that cl runs from strings (bash -c, eval, find
@@ -168,37 +43,29 @@ func (c *checker) unwrap(cl *call) (call, bool) {
 	if !head.lit {
 		return call{}, false
 	}
-	name := baseName(head.val)
+	name := identity(baseName(head.val))
 	args := cl.words[1:]
 	inner := func(ws []word, label string) (call, bool) {
 		if len(ws) == 0 {
+			c.missingCommand(cl, label)
 			return call{}, false
 		}
 		n := *cl
-		n.words = ws
+		n.words = placeholderCommand(ws, cl.placeholder)
 		n.env = nil
+		n.assigns = nil
 		n.wrappers = append(slices.Clip(cl.wrappers), label)
 		return n, true
 	}
 	if w, ok := wrapperSpecs[name]; ok {
-		opts, i := parseOpts(args, w.spec)
-		if hasOpt(opts, w.stop...) {
-			return call{}, false
-		}
-		if name == "chrt" && i < len(args) && isDigits(args[i].val) {
-			i++
-		}
-		i += w.operands
-		if name == "nohup" && i < len(args) && args[i].val == "--" && (i == 0 || args[i-1].val != "--") {
-			i++
-		}
-		if i > len(args) {
-			return call{}, false
-		}
-		return inner(args[i:], name)
+		return c.tableWrapper(cl, name, w, args, inner)
 	}
 	if shells[name] {
 		c.shell(cl, name, args)
+		return call{}, false
+	}
+	if nonPOSIXShells[name] {
+		c.foreignShell(cl, name, args)
 		return call{}, false
 	}
 	switch name {
@@ -230,11 +97,16 @@ func (c *checker) unwrap(cl *call) (call, bool) {
 		} else if hasOpt(opts, "-i", "--replace") {
 			repl = "{}"
 		}
-		if i == len(args) {
+		if i >= len(args) {
 			// With no command, xargs runs echo.
-			return inner([]word{{val: "echo", prefix: "echo", lit: true, off: head.off}}, "xargs")
+			n, ok := inner([]word{{val: "echo", prefix: "echo", lit: true, off: head.off}}, "xargs")
+			n.moreArgs = true
+			return n, ok
 		}
-		return inner(placeholderCommand(args[i:], repl), "xargs")
+		n, ok := inner(placeholderCommand(args[i:], repl), "xargs")
+		n.placeholder = repl
+		n.moreArgs = repl == ""
+		return n, ok
 	case "busybox", "toybox":
 		if len(args) > 0 && strings.HasPrefix(args[0].val, "-") {
 			return call{}, false
@@ -290,14 +162,30 @@ func (c *checker) unwrap(cl *call) (call, bool) {
 		}
 		return inner(rest, "flock")
 	case "su", "runuser":
-		opts, i := parseOpts(args, optSpec{short: "cgGsw", long: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment", "user"}})
-		if cmd, ok := optVal(opts, "-c", "--command", "--session-command"); ok {
-			c.code(cl, cmd, name+" -c")
-			return call{}, false
+		return c.su(cl, name, args, inner)
+	case "capsh":
+		return c.capsh(cl, args, inner)
+	case "sg":
+		c.sg(cl, args)
+	case "ip":
+		return c.ipExec(args, inner)
+	case "arch":
+		return c.arch(args, inner)
+	case "perf":
+		return c.perf(args, inner)
+	case "nix":
+		return c.nixShell(args, inner)
+	case "sops":
+		c.sops(cl, args)
+	case "dotenvx":
+		if ws, ok := dotenvx(args); ok {
+			return inner(ws, "dotenvx run")
 		}
-		if name == "runuser" && hasOpt(opts, "-u", "--user") {
-			return inner(args[i:], "runuser")
-		}
+	case "bwrap":
+		_, i := parseOpts(args, bwrapSpec)
+		return inner(args[i:], "bwrap")
+	case "rg":
+		c.rgOptions(cl, args, inner)
 	case "script":
 		opts, _ := parseOpts(args, optSpec{short: "cEIOBTm", long: []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format"}})
 		if cmd, ok := optVal(opts, "-c", "--command"); ok {
@@ -326,28 +214,36 @@ func (c *checker) unwrap(cl *call) (call, bool) {
 		if !hasOpt(opts, "-f", "-l", "-r", "-d", "-c") {
 			c.stdinProgram(cl, name)
 		}
-	case "vi", "vim", "nvim", "ex", "view", "rvim", "gvim":
-		// -c CMD and +CMD run Ex commands; ":!cmd" runs a shell command.
+	case "vi", "vim", "nvim", "ex", "view", "rvim", "gvim", "vimdiff", "gvimdiff", "nvim-qt", "evim", "exim":
+		c.vim(cl, name, args)
+	case "crontab":
+		c.crontab(cl, args)
+	case "tmux":
+		c.tmux(cl, args)
+	case "screen":
+		return c.screen(cl, args, inner)
+	case "expect":
 		for i, a := range args {
-			var cmd word
-			switch {
-			case a.lit && (a.val == "-c" || a.val == "--cmd") && i+1 < len(args):
-				cmd = args[i+1]
-			case a.lit && strings.HasPrefix(a.val, "+") && len(a.val) > 1:
-				cmd = attached(a, a.val[1:])
-			default:
-				continue
-			}
-			if !cmd.lit {
-				continue
-			}
-			if bang := strings.IndexByte(cmd.val, '!'); bang >= 0 && strings.Trim(cmd.val[:bang], ": \t") == "" {
-				v := attached(cmd, cmd.val[bang+1:])
-				if strings.TrimSpace(v.val) != "" {
-					c.nested(v.val, v, append(slices.Clip(cl.wrappers), name+" -c !"), "the shell command run by "+name)
-				}
+			if a.lit && a.val == "-c" && i+1 < len(args) {
+				c.dynamic("expect -c runs a Tcl program, which can start commands (spawn, exec) the policy cannot check. Run the commands directly, or ask the user.", args[i+1].written(), args[i+1].off)
 			}
 		}
+	case "fd", "fdfind":
+		c.fdExec(cl, args, inner)
+	case "man":
+		opts, _ := permutedOptions(args, optSpec{short: "PpMmLSseRrCIK", long: []string{"pager", "preprocessor", "manpath", "systems", "locale", "sections", "extension", "encoding", "config-file", "prompt"}})
+		if w, ok := optVal(opts, "-P", "--pager"); ok {
+			c.code(cl, w, "man --pager")
+		}
+	case "less", "more":
+		for _, a := range args {
+			if a.lit && strings.HasPrefix(a.val, "+") && strings.Contains(a.val, "!") {
+				v := attached(a, a.val[strings.IndexByte(a.val, '!')+1:])
+				c.code(cl, v, name+" +!")
+			}
+		}
+	case "psql", "sqlite3", "mysql", "mariadb", "gdb", "lftp":
+		c.clientShellEscape(cl, name, args)
 	case "rsync":
 		opts, _ := parseOpts(args, optSpec{short: "eBfMT", long: []string{"rsh", "rsync-path", "filter", "exclude", "include", "files-from", "temp-dir", "block-size"}})
 		if cmd, ok := optVal(opts, "-e", "--rsh"); ok {
@@ -363,7 +259,9 @@ func (c *checker) unwrap(cl *call) (call, bool) {
 		}
 		if code, label, ok := runnerCode(name, args); ok {
 			c.code(cl, code, label)
+			return call{}, false
 		}
+		c.unknownWrapper(cl, name)
 	}
 	return call{}, false
 }
@@ -410,6 +308,7 @@ func (c *checker) env(cl *call, args []word, inner func([]word, string) (call, b
 	if i < len(args) && args[i].lit && args[i].val == "-" {
 		i++ // "-" is -i
 	}
+	envStart := i
 	var env []string
 	for i < len(args) && args[i].lit && strings.Contains(args[i].val, "=") {
 		if isAssignment(args[i].val) {
@@ -447,6 +346,13 @@ func (c *checker) env(cl *call, args []word, inner func([]word, string) (call, b
 	n, ok := inner(args[i:], "env")
 	if ok {
 		n.env = env
+		n.assigns = args[envStart:i]
+		if d, has := optVal(opts, "-C", "--chdir"); has {
+			n.dir = d.val
+			if cl.dir != "" && !strings.Contains(cl.dir, "\n") {
+				n.dir = joinDir(cl.dir, d.val)
+			}
+		}
 	}
 	return n, ok
 }
@@ -463,6 +369,7 @@ func (c *checker) shell(cl *call, name string, args []word) {
 	label := name
 	if cmdMode {
 		if i >= len(args) {
+			c.missingCommand(cl, name+" -c")
 			return
 		}
 		w := args[i]
@@ -514,6 +421,10 @@ func (c *checker) stdinProgram(cl *call, label string) {
 
 // code checks a word that a command runs as shell code.
 func (c *checker) code(cl *call, w word, label string) {
+	if w.lit && cl.placeholder != "" && strings.Contains(w.val, cl.placeholder) {
+		c.runtime(fmt.Sprintf("%s runs shell code into which %s puts its input in place of %s", label, cl.wrappers[len(cl.wrappers)-1], cl.placeholder), w.written(), w.off)
+		return
+	}
 	if !w.lit {
 		c.dynamic(fmt.Sprintf("%s runs shell code that is only known at run time (%s), so the policy cannot check it. Write the commands out directly.", label, short(w.val)), w.val, w.off)
 		return
@@ -587,6 +498,9 @@ func (c *checker) trap(cl *call, args []word) {
 
 // find runs the commands of its -exec, -execdir, -ok and -okdir actions.
 func (c *checker) find(cl *call, args []word, inner func([]word, string) (call, bool)) {
+	if c.findComputed(args) {
+		return
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !a.lit {
@@ -602,6 +516,7 @@ func (c *checker) find(cl *call, args []word, inner func([]word, string) (call, 
 			j++
 		}
 		if n, ok := inner(placeholderCommand(args[i+1:j], "{}"), "find "+a.val); ok {
+			n.placeholder = "{}"
 			c.runCall(n)
 		}
 		i = j
@@ -619,6 +534,20 @@ func (c *checker) parallel(cl *call, args []word) {
 	if j == i {
 		c.dynamic("parallel reads the commands it runs from its input, which the policy cannot check. Give the command on the command line.", cl.words[0].written(), cl.words[0].off)
 		return
+	}
+	if ws := args[i:j]; len(ws) > 0 && ws[0].lit && shells[identity(baseName(ws[0].val))] {
+		if cmdMode, _, _, k := shellOptions(ws[1:]); cmdMode && k >= len(ws)-1 {
+			c.runtime("parallel runs a shell -c whose code is the input it adds", ws[0].written(), ws[0].off)
+			return
+		}
+	}
+	if ws := args[i:j]; len(ws) > 1 && ws[0].lit && shells[identity(baseName(ws[0].val))] {
+		for _, w := range ws[1:] {
+			if w.lit && strings.Contains(w.val, "{") {
+				c.runtime("parallel runs a shell whose code holds its input in place of "+pyRepr(w.val), w.written(), w.off)
+				return
+			}
+		}
 	}
 	c.joinedCode(cl, args[i:j], "parallel")
 }
@@ -665,36 +594,6 @@ func (c *checker) sshOptions(cl *call, args []word) {
 	}
 }
 
-// tarOptions checks the tar options that run a command.
-func (c *checker) tarOptions(cl *call, args []word) {
-	for i, a := range args {
-		if !a.lit {
-			continue
-		}
-		for _, name := range []string{"--to-command", "--use-compress-program", "--info-script", "--new-volume-script", "--checkpoint-action"} {
-			var val word
-			switch {
-			case strings.HasPrefix(a.val, name+"="):
-				val = attached(a, a.val[len(name)+1:])
-			case a.val == name && i+1 < len(args):
-				val = args[i+1]
-			default:
-				continue
-			}
-			if name == "--checkpoint-action" {
-				if !strings.HasPrefix(val.val, "exec=") {
-					continue
-				}
-				val = attached(val, val.val[len("exec="):])
-			}
-			c.code(cl, val, "tar "+name)
-		}
-		if a.val == "-I" && i+1 < len(args) {
-			c.code(cl, args[i+1], "tar -I")
-		}
-	}
-}
-
 // runnerCommand recognises tools that run a command in a prepared
 // environment: uv run, poetry run, bundle exec, npx, op run -- ...
 func runnerCommand(name string, args []word) ([]word, string, bool) {
@@ -730,6 +629,19 @@ func runnerCommand(name string, args []word) ([]word, string, bool) {
 	case (name == "pnpm" || name == "yarn") && sub == "exec":
 		_, i := parseOpts(args[1:], optSpec{})
 		return args[1+i:], name + " exec", true
+	case name == "bunx" || name == "pnpx" || (name == "pnpm" || name == "yarn") && sub == "dlx":
+		rest := args
+		if name == "pnpm" || name == "yarn" {
+			rest = args[1:]
+		}
+		_, i := parseOpts(rest, optSpec{short: "p", long: []string{"package"}})
+		return rest[i:], name, true
+	case name == "xcrun":
+		opts, i := parseOpts(args, optSpec{long: []string{"sdk", "toolchain"}, flags: []string{"find", "show-sdk-path", "show-sdk-version", "log", "verbose", "no-cache", "kill-cache", "run"}})
+		if hasOpt(opts, "-f", "--find", "--show-sdk-path", "--show-sdk-version", "--show-sdk-platform-path", "-h", "--help", "--version") {
+			return nil, "", false
+		}
+		return args[i:], "xcrun", true
 	case name == "npx" || name == "npm" && (sub == "exec" || sub == "x"):
 		rest := args
 		if name == "npm" {
