@@ -104,9 +104,12 @@ func newFixture(t *testing.T) *fixture {
 	if f.probe, err = os.Executable(); err != nil {
 		t.Fatal(err)
 	}
-	// The helper creates missing hooks directories.
-	os.Mkdir(filepath.Join(f.ws, "nohooks/.git/hooks"), 0o755)
-	os.Mkdir(filepath.Join(f.ws, "tools/.git/hooks"), 0o755)
+	// The helper creates missing hooks and info directories.
+	for _, repo := range []string{".", "nohooks", "tools", "sub/nested"} {
+		for _, d := range []string{"hooks", "info"} {
+			os.Mkdir(filepath.Join(f.ws, repo, ".git", d), 0o755)
+		}
+	}
 	f.snap = snapshot(t, f.ws, f.outside, f.hostTmp)
 	return f
 }

@@ -254,6 +254,7 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 	}
 
 	if prof == WorkspaceWrite {
+		pol.GitHooksPaths, pol.Home = hostGitHooksPaths(), os.Getenv("HOME")
 		pol.Writable = append(pol.Writable, pol.Workspace)
 	} else {
 		pol.Readable = append(pol.Readable, pol.Workspace)
