@@ -527,10 +527,13 @@ func (s *scanner) add(p string, kind metaKind) {
 	}
 	s.seen[p] = true
 	fi, err := os.Lstat(p)
-	if s.units && kind != metaWhole {
-		s.watch = append(s.watch, p)
+	if s.units && kind != metaWhole && !(kind == metaName && filepath.Base(p) == stateDirName) {
+		// A hooks-like directory is watched by its entries (git init's
+		// samples aside); as a symlink or a file, as itself.
 		if kind == metaDir && err == nil && fi.IsDir() {
 			s.watchEntries(p)
+		} else {
+			s.watch = append(s.watch, p)
 		}
 	}
 	if err != nil {

@@ -42,6 +42,10 @@ type Launcher struct {
 	h      *launcherProc // nil before the first start and after a failure
 	report *Report
 	closed bool
+	// guard protects what exists at each command's start and
+	// quarantines what git would obey that appeared since; nil when
+	// nothing in the profile is writable and protected.
+	guard *guard
 }
 
 // launcherProc is one running launcher helper.
@@ -64,12 +68,33 @@ func NewLauncher(cfg Config) (*Launcher, error) {
 		return nil, errors.New("sandbox: NewLauncher needs a Workspace")
 	}
 	l := &Launcher{cfg: cfg}
-	h, rep, err := startLauncher(cfg)
+	h, rep, pol, err := startLauncher(cfg)
 	if err != nil {
 		return nil, err
 	}
 	l.h, l.report = h, rep
+	if pol.Mounts && pol.Profile == WorkspaceWrite {
+		if l.guard, err = newGuard(pol.Workspace, protectRoots(pol.Writable)); err != nil {
+			h.close()
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+	}
 	return l, nil
+}
+
+// AfterCommand checks the workspace once a command started by Start has
+// ended (and after each step of a long-lived shell started by it): names
+// git or an agent would obey (a hook, commondir, config.worktree, the
+// config of a repository the command made, a .git pointer, an agent's
+// configuration) that appeared or changed since the last check are moved
+// into the workspace's .shellcap/quarantine, which the sandbox hides. It
+// returns them, relative to the workspace. The error says what could not
+// be checked or moved.
+func (l *Launcher) AfterCommand() ([]string, error) {
+	if l.guard == nil {
+		return nil, nil
+	}
+	return l.guard.after()
 }
 
 // Report says what every command of this launcher is confined by.
@@ -98,11 +123,24 @@ func (l *Launcher) Start(cmd *exec.Cmd) (*os.Process, error) {
 	}
 	for attempt := 0; ; attempt++ {
 		if l.h == nil {
-			h, rep, err := startLauncher(l.cfg)
+			h, rep, _, err := startLauncher(l.cfg)
 			if err != nil {
 				return nil, err
 			}
 			l.h, l.report = h, rep
+			if l.guard != nil {
+				l.guard.resent()
+			}
+		}
+		if l.guard != nil {
+			found, err := l.guard.before(l.h.alive)
+			if err != nil {
+				return nil, fmt.Errorf("sandbox: protect the workspace: %w", err)
+			}
+			req.Protect = req.Protect[:0]
+			for _, f := range found {
+				req.Protect = append(req.Protect, protectEntry{f.path, f.kind})
+			}
 		}
 		p, err := l.h.start(req, files.fds)
 		if err == nil || attempt > 0 || !(errors.Is(err, errPeerGone) || l.h.dead()) {
@@ -134,29 +172,29 @@ func (l *Launcher) Close() error {
 
 // startLauncher plans the sandbox, starts the helper and waits until it
 // says the sandbox is in place.
-func startLauncher(cfg Config) (*launcherProc, *Report, error) {
+func startLauncher(cfg Config) (*launcherProc, *Report, *policy, error) {
 	probeCmd := exec.Command("/bin/true")
 	probeCmd.Dir = cfg.Workspace
 	probeCmd.Env = []string{}
 	pol, rep, err := plan(probeCmd, cfg, probe())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	pr, err := encodePolicy(pol)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer pr.Close()
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, nil, fmt.Errorf("sandbox: control socket: %w", err)
+		return nil, nil, nil, fmt.Errorf("sandbox: control socket: %w", err)
 	}
 	remote := os.NewFile(uintptr(pair[1]), "sandbox-ctl")
 	defer remote.Close()
 	self, err := reexec.Self()
 	if err != nil {
 		unix.Close(pair[0])
-		return nil, nil, fmt.Errorf("sandbox: %w", err)
+		return nil, nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
 	files := []*os.File{pr, remote}
 	if pol.Network == NetworkAllowlist {
@@ -164,7 +202,7 @@ func startLauncher(cfg Config) (*launcherProc, *Report, error) {
 		proxyCtl, err := startProxy(pol.allow)
 		if err != nil {
 			unix.Close(pair[0])
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		defer proxyCtl.Close()
 		files = append(files, proxyCtl)
@@ -183,7 +221,7 @@ func startLauncher(cfg Config) (*launcherProc, *Report, error) {
 	cmd.SysProcAttr.Cloneflags &^= unix.CLONE_NEWPID
 	if err := cmd.Start(); err != nil {
 		unix.Close(pair[0])
-		return nil, nil, fmt.Errorf("sandbox: start launcher: %w", err)
+		return nil, nil, nil, fmt.Errorf("sandbox: start launcher: %w", err)
 	}
 	h := &launcherProc{ctl: pair[0], cmd: cmd, done: make(chan struct{})}
 	go func() {
@@ -205,9 +243,9 @@ func startLauncher(cfg Config) (*launcherProc, *Report, error) {
 		if errors.Is(err, errPeerGone) {
 			err = fmt.Errorf("helper exited: %s", cmd.ProcessState)
 		}
-		return nil, nil, fmt.Errorf("sandbox: launcher: %w", err)
+		return nil, nil, nil, fmt.Errorf("sandbox: launcher: %w", err)
 	}
-	return h, rep, nil
+	return h, rep, pol, nil
 }
 
 // start sends one request and returns the started process.
@@ -236,6 +274,25 @@ func (h *launcherProc) start(req *launchRequest, fds []int) (*os.Process, error)
 	// The process is our child and unreaped, so its PID cannot have been
 	// reused: FindProcess names exactly it.
 	return os.FindProcess(pid)
+}
+
+// alive reports whether any process lives in the commands' pid
+// namespace: one that outlived its command may have written what the
+// host finds in the workspace since the last check.
+func (h *launcherProc) alive() (bool, error) {
+	if err := writeFrame(h.ctl, &launchRequest{Alive: true}, nil); err != nil {
+		return true, fmt.Errorf("sandbox launcher: %w", err)
+	}
+	var rep launchReply
+	got, err := readFrame(h.ctl, &rep)
+	closeFDs(got)
+	if err != nil {
+		return true, fmt.Errorf("sandbox launcher: %w", err)
+	}
+	if err := rep.err(); err != nil {
+		return true, err
+	}
+	return rep.Alive > 0, nil
 }
 
 // dead reports whether the helper has exited.

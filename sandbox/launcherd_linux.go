@@ -59,6 +59,18 @@ type launchRequest struct {
 	Env     []string `json:"env"`
 	Dir     string   `json:"dir"`
 	Setpgid bool     `json:"setpgid,omitempty"`
+	// Protect are paths to protect before the command starts (what the
+	// host found in the workspace since the last request).
+	Protect []protectEntry `json:"protect,omitempty"`
+	// Alive asks, instead of a start, how many processes live in the
+	// commands' pid namespace.
+	Alive bool `json:"alive,omitempty"`
+}
+
+// protectEntry is a metaPath on the wire.
+type protectEntry struct {
+	Path string   `json:"path"`
+	Kind metaKind `json:"kind"`
 }
 
 // launchReply answers a request: the command's pidfd travels with it, or
@@ -72,6 +84,8 @@ type launchReply struct {
 	Op    string `json:"op,omitempty"`
 	Path  string `json:"path,omitempty"`
 	Errno int    `json:"errno,omitempty"`
+	// Alive answers an Alive request.
+	Alive int `json:"alive,omitempty"`
 }
 
 // replyTo describes err for the host.
@@ -146,8 +160,24 @@ func runLauncher() error {
 		if err != nil {
 			return nil // the host closed the socket or sent garbage: stop
 		}
+		if req.Alive {
+			closeFDs(fds)
+			n, err := aliveInNamespace()
+			rep := launchReply{Alive: n}
+			if err != nil {
+				rep = replyTo(err)
+			}
+			if writeFrame(launcherCtlFD, rep, nil) != nil {
+				return nil
+			}
+			continue
+		}
 		req.Env = setEnv(req.Env, proxyEnv...)
-		pidfd, err := launch(&req, fds)
+		err = protectBeforeLaunch(req.Protect)
+		pidfd := -1
+		if err == nil {
+			pidfd, err = launch(&req, fds)
+		}
 		closeFDs(fds)
 		rep := launchReply{}
 		var out []int

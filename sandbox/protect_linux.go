@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -229,4 +231,41 @@ func hideAt(path string) error {
 	}
 	defer unix.Close(mfd)
 	return unix.MoveMount(mfd, "", fd, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH)
+}
+
+// protectBeforeLaunch protects, in a launcher, what the host found before
+// a command. The launcher's serving thread is confined (no capabilities,
+// Landlock, seccomp: it cannot mount), so the mounts are made on another
+// thread of the launcher, which none of that applies to: confinement is
+// per thread, and the launcher is invisible to its commands.
+func protectBeforeLaunch(entries []protectEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	if helperMounts == nil {
+		return errors.New("sandbox launcher: paths to protect, but no protected paths in this profile")
+	}
+	found := make([]metaPath, len(entries))
+	for i, e := range entries {
+		found[i] = metaPath{filepath.Clean(e.Path), e.Kind}
+	}
+	done := make(chan error, 1)
+	go func() { done <- helperMounts.protect(found) }()
+	return <-done
+}
+
+// aliveInNamespace counts the processes of a launcher's pid namespace
+// other than its init, from the namespace's /proc.
+func aliveInNamespace() (int, error) {
+	des, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, de := range des {
+		if name := de.Name(); name != "1" && name[0] >= '0' && name[0] <= '9' {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -1,0 +1,108 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// bigWorkspace makes a workspace of files files laid out like a
+// dependency tree (node_modules/pkgN/lib/dM/fK), a repository at its top
+// and one repository nested in a package deep down, and returns it.
+func bigWorkspace(t *testing.T, files int) string {
+	t.Helper()
+	ws := tempDir(t, "/var/tmp", "shellcap-big-")
+	const perDir, dirsPerPkg = 100, 10
+	pkgs := files / (perDir * dirsPerPkg)
+	name := make([]byte, 0, 256)
+	for p := 0; p < pkgs; p++ {
+		for d := 0; d < dirsPerPkg; d++ {
+			dir := filepath.Join(ws, "node_modules", "pkg"+strconv.Itoa(p), "lib", "d"+strconv.Itoa(d))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			dfd, err := unix.Open(dir, unix.O_DIRECTORY|unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for f := 0; f < perDir; f++ {
+				name = strconv.AppendInt(append(name[:0], 'f'), int64(f), 10)
+				fd, err := unix.Openat(dfd, string(name), unix.O_CREAT|unix.O_WRONLY|unix.O_CLOEXEC, 0o644)
+				if err != nil {
+					t.Fatal(err)
+				}
+				unix.Close(fd)
+			}
+			unix.Close(dfd)
+		}
+	}
+	mustWrite(t, filepath.Join(ws, ".git/config"), "[core]\n", 0o644)
+	deep := filepath.Join(ws, "node_modules", "pkg"+strconv.Itoa(pkgs/2), "lib", "d3")
+	mustWrite(t, filepath.Join(deep, ".git/config"), "[core]\n", 0o644)
+	mustWrite(t, filepath.Join(deep, ".git/hooks/post-checkout"), "#!/bin/sh\n", 0o755)
+	return ws
+}
+
+// TestProtectMillionFiles builds a workspace of a million files (set
+// SCTEST_SANDBOX_FIGURES=1; it takes a while to make) and logs how long a
+// sandbox takes to start in it, next to a raw directory walk of the same
+// tree: the start must not fail, and the repository nested deep in the
+// dependency tree must be protected.
+func TestProtectMillionFiles(t *testing.T) {
+	if os.Getenv("SCTEST_SANDBOX_FIGURES") == "" {
+		t.Skip("set SCTEST_SANDBOX_FIGURES=1 to build a 1,000,000-file workspace and measure")
+	}
+	requireSandbox(t)
+	files := 1_000_000
+	if n, err := strconv.Atoi(os.Getenv("SCTEST_PROTECT_FILES")); err == nil && n > 0 {
+		files = n
+	}
+	made := time.Now()
+	ws := bigWorkspace(t, files)
+	t.Logf("made %d files in %v", files, time.Since(made))
+
+	s := time.Now()
+	sc := newScanner([]string{ws}, nil)
+	if err := sc.scan(ws); err != nil {
+		t.Fatal(err)
+	}
+	scan := time.Since(s)
+	var dirs int
+	s = time.Now()
+	filepath.WalkDir(ws, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs++
+		}
+		return nil
+	})
+	raw := time.Since(s)
+
+	deep := ""
+	for _, f := range sc.found {
+		if strings.Contains(f.path, "node_modules") && strings.HasSuffix(f.path, "/hooks") {
+			deep = f.path
+		}
+	}
+	if deep == "" {
+		t.Fatalf("the nested repository's hooks were not found: %v", sc.found)
+	}
+	for _, mode := range startModes {
+		s = time.Now()
+		o := runVia(t, mode, Config{Workspace: ws}, "echo pwned > "+deep+"/pre-commit; echo pwned >> "+deep+"/post-checkout; echo ok")
+		took := time.Since(s)
+		if o.stdout != "ok\n" {
+			t.Fatalf("%s: %q %s", mode, o.stdout, o.stderr)
+		}
+		if !strings.Contains(o.stderr, "Read-only") {
+			t.Errorf("%s: the nested repository's hooks were writable: %s", mode, o.stderr)
+		}
+		t.Logf("%s: sandbox start and one command in a %d-file workspace: %v", mode, files, took)
+	}
+	t.Logf("%d files in %d directories: protection scan %v; filepath.WalkDir over the same tree %v (%.2fx)", files, dirs, scan, raw, float64(scan)/float64(raw))
+
+}
