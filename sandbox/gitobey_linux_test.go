@@ -387,3 +387,85 @@ func TestGitObeyed(t *testing.T) {
 		})
 	}
 }
+
+// TestGitPerCommand: a launcher protects what exists at each command's
+// start, not only at its own: a repository and an agent configuration
+// the host makes while the launcher is up are read-only for the next
+// command, and stay the host's (nothing is quarantined). What a process
+// left running by an earlier command writes between two commands is not
+// taken for the host's: it is quarantined before the next one.
+func TestGitPerCommand(t *testing.T) {
+	requireSandbox(t)
+	ws := t.TempDir()
+	repoAt(t, ws)
+	l, err := NewLauncher(Config{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	o := launchIn(t, l, ws, "true")
+	if o.code != 0 {
+		t.Fatal(o.stderr)
+	}
+	if q, err := l.AfterCommand(); len(q) > 0 || err != nil {
+		t.Fatalf("quarantined %q after an idle command: %v", q, err)
+	}
+
+	// The host, between commands.
+	repoAt(t, filepath.Join(ws, "later"))
+	mustWrite(t, filepath.Join(ws, "later/.git/hooks/pre-commit"), "#!/bin/sh\nexit 0\n", 0o755)
+	mustWrite(t, filepath.Join(ws, ".claude/settings.json"), "{}\n", 0o644)
+	before := snapshot(t, filepath.Join(ws, "later/.git"), filepath.Join(ws, ".claude"))
+	for _, script := range []string{
+		"echo pwned >> later/.git/hooks/pre-commit",
+		"echo pwned > later/.git/hooks/post-checkout",
+		"echo '[core]' >> later/.git/config",
+		"echo pwned > .claude/settings.json",
+		"mv later/.git later/.git-old",
+		"mv later later2",
+	} {
+		o := launchIn(t, l, ws, script)
+		if o.code == 0 {
+			t.Errorf("%q succeeded", script)
+		}
+		q, err := l.AfterCommand()
+		if len(q) > 0 || err != nil {
+			t.Errorf("%q: quarantined %q: %v", script, q, err)
+		}
+	}
+	after := snapshot(t, filepath.Join(ws, "later/.git"), filepath.Join(ws, ".claude"))
+	for p, v := range before {
+		if after[p] != v && !strings.Contains(p, "/logs/") && !strings.HasSuffix(p, "/index") {
+			t.Errorf("%s changed: %q -> %q", p, v, after[p])
+		}
+	}
+
+	// A process left running writes commondir after its command ended.
+	o = launchIn(t, l, ws, "setsid nohup sh -c 'sleep 0.3; echo \"$PWD/evil\" > .git/commondir' >/dev/null 2>&1 & echo started")
+	if o.stdout != "started\n" {
+		t.Fatalf("%q %s", o.stdout, o.stderr)
+	}
+	q, err := l.AfterCommand()
+	if len(q) > 0 || err != nil {
+		t.Fatalf("quarantined %q before the write: %v", q, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(filepath.Join(ws, ".git/commondir")); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // the writer has exited: nothing is alive now
+	o = launchIn(t, l, ws, "test -e .git/commondir && echo present; true")
+	if o.stdout != "" {
+		t.Errorf("commondir written by a left-over process survived into the next command: %q", o.stdout)
+	}
+	q, err = l.AfterCommand()
+	if err != nil || len(q) != 1 || q[0] != ".git/commondir" {
+		t.Errorf("quarantined %q, want .git/commondir: %v", q, err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git/commondir")); err == nil {
+		t.Error(".git/commondir is still there")
+	}
+}

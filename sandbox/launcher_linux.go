@@ -94,7 +94,15 @@ func (l *Launcher) AfterCommand() ([]string, error) {
 	if l.guard == nil {
 		return nil, nil
 	}
-	return l.guard.after()
+	// l.mu before the guard's lock, as in Start.
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.guard.after(func() (bool, error) {
+		if l.h == nil || l.h.dead() {
+			return false, nil // its pid namespace ended with it
+		}
+		return l.h.alive()
+	})
 }
 
 // Report says what every command of this launcher is confined by.

@@ -56,6 +56,9 @@ type guard struct {
 	trusted map[string]fileID // watched paths as last trusted; absent ones are not kept
 	sent    map[string]uint64 // protected paths handed to the launcher, by inode
 	pending []string          // quarantined before a command, reported after it
+	// tainted: a sandboxed process may have run since the last check, so
+	// what changed since cannot be taken for the host's.
+	tainted bool
 }
 
 // newGuard trusts the workspace as it is now: what exists when the
@@ -126,9 +129,10 @@ func (g *guard) before(busy func() (bool, error)) ([]metaPath, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func() { g.tainted = true }() // the command about to start
 	if ch := g.changed(s); len(ch) > 0 {
 		alive, err := busy()
-		if alive || err != nil {
+		if g.tainted || alive || err != nil {
 			moved, err := g.quarantine(ch)
 			g.pending = append(g.pending, moved...)
 			if err != nil {
@@ -157,7 +161,11 @@ func (g *guard) before(busy func() (bool, error)) ([]metaPath, error) {
 // changed since the last check is quarantined. It returns the quarantined
 // paths, relative to the workspace where they lay in it, with those
 // quarantined before the command.
-func (g *guard) after() ([]string, error) {
+//
+// busy says whether a sandboxed process is still alive (one left
+// running in the background): until a later check finds none, what
+// changes is not taken for the host's.
+func (g *guard) after(busy func() (bool, error)) ([]string, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s, err := g.scan()
@@ -166,8 +174,14 @@ func (g *guard) after() ([]string, error) {
 	}
 	moved, err := g.quarantine(g.changed(s))
 	out := append(g.takePending(), moved...)
+	alive, aerr := busy()
+	g.tainted = alive || aerr != nil
 	return out, err
 }
+
+// notBusy is the busy of a command whose every process is gone when it
+// ends (Wrap's: its pid namespace ends with it).
+func notBusy() (bool, error) { return false, nil }
 
 func (g *guard) takePending() []string {
 	p := g.pending
@@ -370,5 +384,5 @@ func (g *Guard) AfterCommand() ([]string, error) {
 	if g == nil {
 		return nil, nil
 	}
-	return g.g.after()
+	return g.g.after(notBusy)
 }
