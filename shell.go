@@ -316,6 +316,7 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		return nil, serr
 	}
 	s.fill(res, out, stdout, stderr)
+	s.AfterSandboxed(res)
 	if cwdFile != "" {
 		s.updateCwd(res, cwdFile)
 	}

@@ -82,6 +82,41 @@ func NewLauncher(cfg Config) (*Launcher, error) {
 	return l, nil
 }
 
+// BeforeCommand protects what exists in the workspace now, as Start does
+// before each command: a shell started earlier (a session) calls it
+// before each step it runs.
+func (l *Launcher) BeforeCommand() error {
+	if l.guard == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.h == nil || l.h.dead() {
+		return nil // nothing runs; the next Start protects from scratch
+	}
+	found, err := l.guard.before(l.h.alive)
+	if err != nil {
+		return fmt.Errorf("sandbox: protect the workspace: %w", err)
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	req := &launchRequest{ProtectOnly: true}
+	for _, f := range found {
+		req.Protect = append(req.Protect, protectEntry{f.path, f.kind})
+	}
+	if err := writeFrame(l.h.ctl, req, nil); err != nil {
+		return fmt.Errorf("sandbox launcher: %w", err)
+	}
+	var rep launchReply
+	got, err := readFrame(l.h.ctl, &rep)
+	closeFDs(got)
+	if err != nil {
+		return fmt.Errorf("sandbox launcher: %w", err)
+	}
+	return rep.err()
+}
+
 // AfterCommand checks the workspace once a command started by Start has
 // ended (and after each step of a long-lived shell started by it): names
 // git or an agent would obey (a hook, commondir, config.worktree, the

@@ -65,6 +65,9 @@ type launchRequest struct {
 	// Alive asks, instead of a start, how many processes live in the
 	// commands' pid namespace.
 	Alive bool `json:"alive,omitempty"`
+	// ProtectOnly asks to protect without starting anything (before a
+	// step of a shell that is already running).
+	ProtectOnly bool `json:"protect_only,omitempty"`
 }
 
 // protectEntry is a metaPath on the wire.
@@ -165,6 +168,17 @@ func runLauncher() error {
 			n, err := aliveInNamespace()
 			rep := launchReply{Alive: n}
 			if err != nil {
+				rep = replyTo(err)
+			}
+			if writeFrame(launcherCtlFD, rep, nil) != nil {
+				return nil
+			}
+			continue
+		}
+		if req.ProtectOnly {
+			closeFDs(fds)
+			rep := launchReply{}
+			if err := protectBeforeLaunch(req.Protect); err != nil {
 				rep = replyTo(err)
 			}
 			if writeFrame(launcherCtlFD, rep, nil) != nil {

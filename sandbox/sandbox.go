@@ -149,6 +149,13 @@ type Report struct {
 	// canonical form, and the proxy's URL inside the sandbox.
 	Allow []string `json:"allow,omitempty"`
 	Proxy string   `json:"proxy,omitempty"`
+	// Quarantined, filled in once a command has ended (by whoever ran
+	// its Guard), lists what git or an agent on the host would obey that
+	// the command created or changed, moved into the workspace's
+	// .shellcap/quarantine; QuarantineError says what the check could not
+	// do.
+	Quarantined     []string `json:"quarantined,omitempty"`
+	QuarantineError string   `json:"quarantine_error,omitempty"`
 }
 
 // Text renders the report for people and models, one fact per line.
