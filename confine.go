@@ -59,6 +59,9 @@ type Enforcement struct {
 	LandlockABI int `json:"landlock_abi,omitempty"`
 	// Downgrades says what this machine cannot enforce and why.
 	Downgrades []string `json:"downgrades,omitempty"`
+	// Protected says what the sandbox protects in the workspace and how
+	// (files the host's git or an agent obeys), one line each.
+	Protected []string `json:"protected,omitempty"`
 	// Quarantined lists files the host's git or an agent would have
 	// obeyed (a hook, a git config, commondir, an agent configuration)
 	// that the command created or changed and the sandbox moved into the

@@ -11,38 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// protectedNames are files and directories that stay read-only wherever
-// they appear inside a writable root: what a human, an editor, an agent or
-// a hook manager reads or runs later, outside the sandbox.
-var protectedNames = []string{
-	// shellcap's own state and configuration.
-	".shellcap", "shellcap.yaml", "shellcap.yml", "shellcap.json",
-	// Agents and editors.
-	".mcp.json", ".vscode", ".idea", ".zed", ".claude", ".cursor", ".codex", ".agents",
-	".gemini", ".roo", ".kiro", ".amazonq", ".continue", ".windsurf", ".devcontainer",
-	"opencode.json", ".aider.conf.yml",
-	// Git and hook managers (they install and drive git hooks).
-	".gitconfig", ".husky", ".githooks", ".pre-commit-config.yaml",
-	"lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml",
-	// Shells and direnv.
-	".envrc", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-	".zshrc", ".zshenv", ".zprofile", ".zlogin",
-}
-
-// stateDirName is shellcap's own state directory (job logs and stdin
-// FIFOs, kept outputs, the quarantine): inside the sandbox it is an empty
-// read-only directory.
-const stateDirName = ".shellcap"
-
-func isProtectedName(n string) bool {
-	for _, p := range protectedNames {
-		if n == p {
-			return true
-		}
-	}
-	return false
-}
-
 // scanRoots finds what must be protected in the writable roots of p (the
 // private directories and device files aside). It runs before anything is
 // hidden, so that the host's git configuration is still readable.

@@ -149,6 +149,9 @@ type Report struct {
 	// canonical form, and the proxy's URL inside the sandbox.
 	Allow []string `json:"allow,omitempty"`
 	Proxy string   `json:"proxy,omitempty"`
+	// Protected says what is protected in the writable roots and how
+	// (the workspace-write profile with a mount namespace).
+	Protected []string `json:"protected,omitempty"`
 	// Quarantined, filled in once a command has ended (by whoever ran
 	// its Guard), lists what git or an agent on the host would obey that
 	// the command created or changed, moved into the workspace's
@@ -178,6 +181,12 @@ func (r *Report) Text() string {
 	}
 	if len(r.Writable) > 0 {
 		fmt.Fprintf(&b, "writable: %s\n", strings.Join(r.Writable, ", "))
+	}
+	for _, p := range r.Protected {
+		fmt.Fprintf(&b, "protected: %s\n", p)
+	}
+	if len(r.Quarantined) > 0 {
+		fmt.Fprintf(&b, "quarantined after the command: %s\n", strings.Join(r.Quarantined, ", "))
 	}
 	for _, d := range r.Downgrades {
 		if d.Covered != "" {
@@ -234,6 +243,14 @@ func (c Capabilities) Text() string {
 		b.WriteString("seccomp: yes\n")
 	} else {
 		fmt.Fprintf(&b, "seccomp: no (%s)\n", c.SeccompError)
+	}
+	if c.UserNamespaces {
+		b.WriteString("protected with workspace-write:\n")
+		for _, p := range protection() {
+			fmt.Fprintf(&b, "  - %s\n", p)
+		}
+	} else {
+		b.WriteString("protected paths: none (they need a mount namespace)\n")
 	}
 	return b.String()
 }

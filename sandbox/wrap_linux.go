@@ -284,6 +284,9 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 	pol.Readable = dedupe(pol.Readable, pol.Writable)
 
 	rep.Layers = append(rep.Layers, LayerNamespaces, LayerMounts, LayerProtected)
+	if pol.Mounts && prof == WorkspaceWrite {
+		rep.Protected = protection()
+	}
 	if pol.Mounts {
 		rep.Namespaces = []string{"user", "mount", "pid", "ipc", "uts"}
 		if netw != NetworkFull {
