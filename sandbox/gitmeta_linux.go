@@ -63,6 +63,12 @@ type scanner struct {
 	// appearance or change git would obey.
 	units bool
 
+	// notify, when not -1, is an inotify descriptor: every directory the
+	// scan's result depends on is watched, before it is read, so that a
+	// later change anywhere shows as an event.
+	notify    int
+	notifyErr error
+
 	found  []metaPath
 	watch  []string
 	seen   map[string]bool
@@ -71,7 +77,7 @@ type scanner struct {
 }
 
 func newScanner(roots, global []string) *scanner {
-	return &scanner{roots: roots, global: global, home: os.Getenv("HOME"), seen: map[string]bool{}, gitDir: map[string]bool{}, buf: make([]byte, 64<<10)}
+	return &scanner{roots: roots, global: global, home: os.Getenv("HOME"), notify: -1, seen: map[string]bool{}, gitDir: map[string]bool{}, buf: make([]byte, 64<<10)}
 }
 
 // scan walks root. Errors other than an unreadable directory (protected
@@ -183,8 +189,26 @@ func dtype(mode uint32) byte {
 // hold thousands of directories.
 var gitInternal = map[string]bool{"objects": true, "refs": true, "logs": true}
 
+// notifyMask is what a watched directory reports: any entry made,
+// removed, renamed, written or changed in mode, and the directory itself
+// going away.
+const notifyMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_MODIFY |
+	unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_DONT_FOLLOW | unix.IN_ONLYDIR
+
+// watchDir watches the directory path when the scan keeps watches.
+func (s *scanner) watchDir(path string) {
+	if s.notify < 0 {
+		return
+	}
+	_, err := unix.InotifyAddWatch(s.notify, path, notifyMask)
+	if err != nil && !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) && s.notifyErr == nil {
+		s.notifyErr = fmt.Errorf("watch %s: %w", path, err)
+	}
+}
+
 // dir handles the directory fd at path and walks its subdirectories.
 func (s *scanner) dir(fd int, path string) error {
+	s.watchDir(path)
 	l, err := s.list(fd)
 	if err != nil {
 		if isUnreadable(err) {
@@ -305,6 +329,7 @@ func (s *scanner) gitDirAt(g, worktree string, depth int) {
 	// a worktree checked out in the workspace) cannot be written, but its
 	// configuration may still name hooks and programs inside them.
 	s.gitDir[g] = true
+	s.watchDir(g)
 	fi, err := os.Lstat(g)
 	if err != nil || !fi.IsDir() {
 		return
@@ -341,6 +366,7 @@ func (s *scanner) gitDirAt(g, worktree string, depth int) {
 		s.hooksPath(hp, worktree)
 	}
 	s.subGitDirs(g+"/modules", "", depth)
+	s.watchDir(g + "/worktrees")
 	if des, err := os.ReadDir(g + "/worktrees"); err == nil {
 		for _, de := range des {
 			w := g + "/worktrees/" + de.Name()
@@ -361,6 +387,7 @@ func (s *scanner) subGitDirs(dir, _ string, depth int) {
 	if depth > maxGitNesting {
 		return
 	}
+	s.watchDir(dir)
 	des, err := os.ReadDir(dir)
 	if isUnreadable(err) {
 		s.add(dir, metaWhole)
@@ -526,7 +553,11 @@ func (s *scanner) add(p string, kind metaKind) {
 		return
 	}
 	s.seen[p] = true
+	s.watchDir(filepath.Dir(p))
 	fi, err := os.Lstat(p)
+	if err == nil && kind == metaDir && fi.IsDir() {
+		s.watchDir(p)
+	}
 	if s.units && kind != metaWhole && !(kind == metaName && filepath.Base(p) == stateDirName) {
 		// A hooks-like directory is watched by its entries (git init's
 		// samples aside); as a symlink or a file, as itself.
@@ -545,6 +576,7 @@ func (s *scanner) add(p string, kind metaKind) {
 			return
 		}
 		s.seen[t] = true
+		s.watchDir(t)
 		p = t
 	}
 	s.found = append(s.found, metaPath{p, kind})

@@ -74,7 +74,7 @@ func NewLauncher(cfg Config) (*Launcher, error) {
 	}
 	l.h, l.report = h, rep
 	if pol.Mounts && pol.Profile == WorkspaceWrite {
-		if l.guard, err = newGuard(pol.Workspace, protectRoots(pol.Writable)); err != nil {
+		if l.guard, err = newGuard(pol.Workspace, protectRoots(pol.Writable), true); err != nil {
 			h.close()
 			return nil, fmt.Errorf("sandbox: %w", err)
 		}
@@ -129,15 +129,7 @@ func (l *Launcher) AfterCommand() ([]string, error) {
 	if l.guard == nil {
 		return nil, nil
 	}
-	// l.mu before the guard's lock, as in Start.
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.guard.after(func() (bool, error) {
-		if l.h == nil || l.h.dead() {
-			return false, nil // its pid namespace ended with it
-		}
-		return l.h.alive()
-	})
+	return l.guard.after()
 }
 
 // Report says what every command of this launcher is confined by.
@@ -209,6 +201,9 @@ func (l *Launcher) Close() error {
 	if l.h != nil {
 		l.h.close()
 		l.h = nil
+	}
+	if l.guard != nil {
+		l.guard.close()
 	}
 	return nil
 }
@@ -322,8 +317,8 @@ func (h *launcherProc) start(req *launchRequest, fds []int) (*os.Process, error)
 // alive reports whether any process lives in the commands' pid
 // namespace: one that outlived its command may have written what the
 // host finds in the workspace since the last check.
-func (h *launcherProc) alive() (bool, error) {
-	if err := writeFrame(h.ctl, &launchRequest{Alive: true}, nil); err != nil {
+func (h *launcherProc) alive(since int64) (bool, error) {
+	if err := writeFrame(h.ctl, &launchRequest{Alive: true, Since: since}, nil); err != nil {
 		return true, fmt.Errorf("sandbox launcher: %w", err)
 	}
 	var rep launchReply
@@ -335,7 +330,7 @@ func (h *launcherProc) alive() (bool, error) {
 	if err := rep.err(); err != nil {
 		return true, err
 	}
-	return rep.Alive > 0, nil
+	return rep.Alive > 0 || rep.ExitedSince, nil
 }
 
 // dead reports whether the helper has exited.

@@ -56,17 +56,36 @@ type guard struct {
 	trusted map[string]fileID // watched paths as last trusted; absent ones are not kept
 	sent    map[string]uint64 // protected paths handed to the launcher, by inode
 	pending []string          // quarantined before a command, reported after it
-	// tainted: a sandboxed process may have run since the last check, so
+	// tainted: a command started since the last check after one, so
 	// what changed since cannot be taken for the host's.
 	tainted bool
+	// lastAfter is when the last check after a command ran (monotonic).
+	lastAfter int64
+
+	// notify is an inotify descriptor watching every directory the last
+	// full scan depended on (-1 without): no event since, and the
+	// workspace holds nothing new, so a check costs one read. dirty
+	// forces the next check to scan in full.
+	notify int
+	dirty  bool
+	buf    []byte
 }
 
 // newGuard trusts the workspace as it is now: what exists when the
-// sandbox is first set up is the host's.
-func newGuard(ws string, roots []string) (*guard, error) {
-	g := &guard{ws: ws, roots: roots, global: hostGitHooksPaths(), trusted: map[string]fileID{}, sent: map[string]uint64{}}
+// sandbox is first set up is the host's. With watch, the guard keeps
+// inotify watches, for a launcher's many checks; without, every check
+// scans in full.
+func newGuard(ws string, roots []string, watch bool) (*guard, error) {
+	g := &guard{ws: ws, roots: roots, trusted: map[string]fileID{}, sent: map[string]uint64{}, notify: -1, lastAfter: monotonic()}
+	if watch {
+		fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+		if err == nil {
+			g.notify = fd
+		}
+	}
 	s, err := g.scan()
 	if err != nil {
+		g.close()
 		return nil, err
 	}
 	for _, p := range s.watch {
@@ -78,14 +97,71 @@ func newGuard(ws string, roots []string) (*guard, error) {
 }
 
 func (g *guard) scan() (*scanner, error) {
+	g.global = hostGitHooksPaths()
 	s := newScanner(g.roots, g.global)
 	s.units = true
+	s.notify = g.notify
 	for _, r := range g.roots {
 		if err := s.scan(r); err != nil {
 			return nil, err
 		}
 	}
+	// A watch that could not be placed (the user's inotify limit): every
+	// check scans in full from now on.
+	g.dirty = s.notifyErr != nil || g.notify < 0
 	return s, nil
+}
+
+// quiet reports that nothing the last full scan depended on has changed
+// since: no event is queued. It drains the queue.
+func (g *guard) quiet() bool {
+	if g.dirty || g.notify < 0 {
+		g.drain()
+		return false
+	}
+	return !g.drain()
+}
+
+// drain reads every queued event and reports whether there was any (an
+// error counts as one).
+func (g *guard) drain() bool {
+	if g.notify < 0 {
+		return true
+	}
+	if g.buf == nil {
+		g.buf = make([]byte, 16<<10)
+	}
+	any := false
+	for {
+		n, err := unix.Read(g.notify, g.buf)
+		if n > 0 {
+			any = true
+			continue
+		}
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if errors.Is(err, unix.EAGAIN) {
+			return any
+		}
+		return true
+	}
+}
+
+// close releases the watches.
+func (g *guard) close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.notify >= 0 {
+		unix.Close(g.notify)
+		g.notify = -1
+	}
+}
+
+func monotonic() int64 {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return ts.Nano()
 }
 
 // changed lists the watched paths that are new or differ from their
@@ -122,16 +198,22 @@ func (g *guard) changed(s *scanner) []string {
 // to be reported after the command. It returns what the sandbox must
 // newly protect: every protected path the launcher does not yet hold with
 // the same inode.
-func (g *guard) before(busy func() (bool, error)) ([]metaPath, error) {
+func (g *guard) before(busy func(since int64) (bool, error)) ([]metaPath, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	defer func() { g.tainted = true }() // the command about to start
+	if g.quiet() {
+		return nil, nil
+	}
 	s, err := g.scan()
 	if err != nil {
 		return nil, err
 	}
-	defer func() { g.tainted = true }() // the command about to start
 	if ch := g.changed(s); len(ch) > 0 {
-		alive, err := busy()
+		alive, err := false, error(nil)
+		if !g.tainted {
+			alive, err = busy(g.lastAfter)
+		}
 		if g.tainted || alive || err != nil {
 			moved, err := g.quarantine(ch)
 			g.pending = append(g.pending, moved...)
@@ -161,27 +243,24 @@ func (g *guard) before(busy func() (bool, error)) ([]metaPath, error) {
 // changed since the last check is quarantined. It returns the quarantined
 // paths, relative to the workspace where they lay in it, with those
 // quarantined before the command.
-//
-// busy says whether a sandboxed process is still alive (one left
-// running in the background): until a later check finds none, what
-// changes is not taken for the host's.
-func (g *guard) after(busy func() (bool, error)) ([]string, error) {
+func (g *guard) after() ([]string, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	// From now on, a process of the sandbox that ends may have written
+	// after this check looked.
+	start := monotonic()
+	defer func() { g.tainted, g.lastAfter = false, start }()
+	if g.quiet() {
+		return g.takePending(), nil
+	}
 	s, err := g.scan()
 	if err != nil {
 		return g.takePending(), err
 	}
 	moved, err := g.quarantine(g.changed(s))
 	out := append(g.takePending(), moved...)
-	alive, aerr := busy()
-	g.tainted = alive || aerr != nil
 	return out, err
 }
-
-// notBusy is the busy of a command whose every process is gone when it
-// ends (Wrap's: its pid namespace ends with it).
-func notBusy() (bool, error) { return false, nil }
 
 func (g *guard) takePending() []string {
 	p := g.pending
@@ -193,6 +272,7 @@ func (g *guard) takePending() []string {
 func (g *guard) resent() {
 	g.mu.Lock()
 	g.sent = map[string]uint64{}
+	g.dirty = true
 	g.mu.Unlock()
 }
 
@@ -370,7 +450,7 @@ func NewGuard(cfg Config) (*Guard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: extra writable root: %w", err)
 	}
-	g, err := newGuard(ws, dedupe(append([]string{ws}, extra...), nil))
+	g, err := newGuard(ws, dedupe(append([]string{ws}, extra...), nil), false)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
@@ -384,5 +464,5 @@ func (g *Guard) AfterCommand() ([]string, error) {
 	if g == nil {
 		return nil, nil
 	}
-	return g.g.after(notBusy)
+	return g.g.after()
 }
