@@ -61,7 +61,7 @@ func unprivilegedTests() []string {
 		"TestSanity", "TestGitInProtectedRepo", "TestPrivateTmp", "TestReadOnlyProfile",
 		"TestNetworkFull", "TestNoSurvivors", "TestRlimits", "TestHostPty",
 		"TestDegradedLandlock", "TestDegradedUserNamespaces", "TestDegradedEscapes",
-		"TestGitObeyed", "TestGitPerCommand", "TestStateDirHidden",
+		"TestGitObeyed", "TestGitPerCommand", "TestStateDirHidden", "TestEscapesCalibrated",
 	}
 	if goBuildRuns() {
 		ts = append(ts, "TestSanityGoBuild")
