@@ -365,7 +365,7 @@ func (s *scanner) gitDirAt(g, worktree string, depth int) {
 	for _, hp := range s.global {
 		s.hooksPath(hp, worktree)
 	}
-	s.subGitDirs(g+"/modules", "", depth)
+	s.subGitDirs(g+"/modules", depth)
 	s.watchDir(g + "/worktrees")
 	if des, err := os.ReadDir(g + "/worktrees"); err == nil {
 		for _, de := range des {
@@ -383,7 +383,7 @@ func (s *scanner) gitDirAt(g, worktree string, depth int) {
 
 // subGitDirs protects the git directories of submodules under dir, whose
 // names may hold slashes (modules/a/b).
-func (s *scanner) subGitDirs(dir, _ string, depth int) {
+func (s *scanner) subGitDirs(dir string, depth int) {
 	if depth > maxGitNesting {
 		return
 	}
@@ -401,7 +401,7 @@ func (s *scanner) subGitDirs(dir, _ string, depth int) {
 		if _, err := os.Lstat(m + "/HEAD"); err == nil {
 			s.gitDirAt(m, "", depth+1)
 		} else {
-			s.subGitDirs(m, "", depth+1)
+			s.subGitDirs(m, depth+1)
 		}
 	}
 }

@@ -62,6 +62,7 @@ func unprivilegedTests() []string {
 		"TestNetworkFull", "TestNoSurvivors", "TestRlimits", "TestHostPty",
 		"TestDegradedLandlock", "TestDegradedUserNamespaces", "TestDegradedEscapes",
 		"TestGitObeyed", "TestGitPerCommand", "TestStateDirHidden", "TestEscapesCalibrated",
+		"TestProtectFinds", "TestProtectUnreadable",
 	}
 	if goBuildRuns() {
 		ts = append(ts, "TestSanityGoBuild")
