@@ -32,7 +32,7 @@ func TestProtectFinds(t *testing.T) {
 			map[string]metaKind{".git/modules/a/b/config": metaFile, ".git/worktrees/wt/commondir": metaFile, ".git/worktrees/wt/config.worktree": metaFile}, nil},
 		{"hooksPath, include and a program, parsed as git does", map[string]string{
 			".git/config": "[core]\n\thooksPath = \"my hooks\" ; note\n\tfsmonitor = ./bin/fsmon --x\n[include]\n\tpath = ../inc.cfg\n",
-			"my hooks/x": "", "bin/fsmon": "", "inc.cfg": "[core]\n\thooksPath = second\n", "second/y": ""},
+			"my hooks/x":  "", "bin/fsmon": "", "inc.cfg": "[core]\n\thooksPath = second\n", "second/y": ""},
 			map[string]metaKind{"my hooks": metaDir, "bin/fsmon": metaFile, "inc.cfg": metaFile, "second": metaDir}, []string{"my hooks\" ; note"}},
 		{"agent configuration anywhere", map[string]string{"a/b/c/d/e/f/.claude/settings.json": "", "lefthook.yml": "", ".gemini/settings.json": ""},
 			map[string]metaKind{"a/b/c/d/e/f/.claude": metaName, "lefthook.yml": metaName, ".gemini": metaName}, []string{".gemini/settings.json"}},
