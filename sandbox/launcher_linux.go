@@ -68,18 +68,58 @@ func NewLauncher(cfg Config) (*Launcher, error) {
 		return nil, errors.New("sandbox: NewLauncher needs a Workspace")
 	}
 	l := &Launcher{cfg: cfg}
+	// The host's scan of the workspace runs while the helper makes its
+	// own: before either is done, no command runs.
+	type guarded struct {
+		g   *guard
+		err error
+	}
+	gc := make(chan guarded, 1)
+	go func() {
+		ws, roots, ok := guardRoots(cfg)
+		if !ok {
+			gc <- guarded{}
+			return
+		}
+		g, err := newGuard(ws, roots, true)
+		gc <- guarded{g, err}
+	}()
 	h, rep, pol, err := startLauncher(cfg)
-	if err != nil {
+	gr := <-gc
+	if err != nil || gr.err != nil {
+		if gr.g != nil {
+			gr.g.close()
+		}
+		if err == nil {
+			h.close()
+			err = fmt.Errorf("sandbox: %w", gr.err)
+		}
 		return nil, err
 	}
-	l.h, l.report = h, rep
-	if pol.Mounts && pol.Profile == WorkspaceWrite {
-		if l.guard, err = newGuard(pol.Workspace, protectRoots(pol.Writable), true); err != nil {
-			h.close()
-			return nil, fmt.Errorf("sandbox: %w", err)
-		}
+	l.h, l.report, l.guard = h, rep, gr.g
+	if (pol.Mounts && pol.Profile == WorkspaceWrite) != (gr.g != nil) {
+		l.Close()
+		return nil, errors.New("sandbox: launcher and guard disagree on what is protected")
 	}
 	return l, nil
+}
+
+// guardRoots are the workspace and the writable roots a launcher for cfg
+// protects, ok false when it protects none (another profile, or no mount
+// namespace on this machine).
+func guardRoots(cfg Config) (ws string, roots []string, ok bool) {
+	if prof, err := cfg.profile(); err != nil || prof != WorkspaceWrite || !probe().UserNamespaces {
+		return "", nil, false
+	}
+	ws, err := existingAbs(cfg.Workspace)
+	if err != nil {
+		return "", nil, false
+	}
+	extra, err := existingAll(cfg.ExtraWritable)
+	if err != nil {
+		return "", nil, false
+	}
+	return ws, dedupe(append([]string{ws}, extra...), nil), true
 }
 
 // BeforeCommand protects what exists in the workspace now, as Start does
