@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -467,5 +468,53 @@ func TestGitPerCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, ".git/commondir")); err == nil {
 		t.Error(".git/commondir is still there")
+	}
+}
+
+// everydayGit is ordinary git work: add, commit, branch, checkout,
+// stash, rebase. It prints the commit count of main and topic.
+const everydayGit = `set -e
+base=$(git symbolic-ref --short HEAD)
+echo a > f && git add f && git commit -qm a
+git checkout -qb topic && echo t > t && git add t && git commit -qm t
+git checkout -q "$base"
+echo b >> f && git commit -qam b
+echo wip >> f && git stash -q && git stash pop -q && git checkout -q -- f
+git checkout -q topic && git rebase -q "$base" >/dev/null
+git branch -q gone && git branch -qD gone
+git rev-list --count HEAD`
+
+// TestGitEverydayWork: everyday git work succeeds inside the sandbox, in
+// a repository the host made (its config and hooks read-only) and, with a
+// launcher, in one an earlier command made (its config quarantined
+// since), both ways of starting.
+func TestGitEverydayWork(t *testing.T) {
+	requireSandbox(t)
+	for _, mode := range startModes {
+		t.Run(mode, func(t *testing.T) {
+			ws := t.TempDir()
+			repoAt(t, ws)
+			o := runVia(t, mode, Config{Workspace: ws}, everydayGit, gitEnv...)
+			if o.code != 0 || o.stdout != "4\n" {
+				t.Fatalf("exit %d %q %s", o.code, o.stdout, o.stderr)
+			}
+		})
+	}
+	ws := t.TempDir()
+	l, err := NewLauncher(Config{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	o := launchIn(t, l, ws, "git init -q -b main . && git commit -q --allow-empty -m first", gitEnv...)
+	if o.code != 0 {
+		t.Fatal(o.stderr)
+	}
+	if q, err := l.AfterCommand(); err != nil || !slices.Contains(q, ".git/config") {
+		t.Fatalf("quarantined %q: %v", q, err)
+	}
+	o = launchIn(t, l, ws, everydayGit, gitEnv...)
+	if o.code != 0 || o.stdout != "4\n" {
+		t.Fatalf("in a repository an earlier command made: exit %d %q %s", o.code, o.stdout, o.stderr)
 	}
 }
