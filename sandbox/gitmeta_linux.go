@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -68,6 +69,11 @@ type scanner struct {
 	// later change anywhere shows as an event.
 	notify    int
 	notifyErr error
+
+	// prevDirs are the listings of the last scan; dirs, when not nil,
+	// collects this scan's for the next.
+	prevDirs map[string]*dirListing
+	dirs     map[string]*dirListing
 
 	found  []metaPath
 	watch  []string
@@ -206,10 +212,55 @@ func (s *scanner) watchDir(path string) {
 	}
 }
 
+// dirListing is a directory's listing as of its inode and times: while
+// they are the same, so are its entries (adding, removing or renaming
+// one changes the directory's mtime and ctime).
+type dirListing struct {
+	dev, ino     uint64
+	mtime, ctime unix.Timespec
+	l            *listing
+}
+
+// settleTime is how long a directory must have stood unchanged before its
+// listing is reused: a change in the same clock tick as the listing
+// would otherwise leave its times as they were.
+const settleTime = 50 * time.Millisecond
+
+// listCached lists the directory fd at path, reusing the last scan's
+// listing when the directory has not changed since (then it is still
+// watched, too).
+func (s *scanner) listCached(fd int, path string) (*listing, error) {
+	if s.dirs == nil {
+		s.watchDir(path)
+		return s.list(fd)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	if c := s.prevDirs[path]; c != nil && c.dev == st.Dev && c.ino == st.Ino && c.mtime == st.Mtim && c.ctime == st.Ctim {
+		s.dirs[path] = c
+		return c.l, nil
+	}
+	s.watchDir(path)
+	now := time.Now()
+	l, err := s.list(fd)
+	if err != nil {
+		return nil, err
+	}
+	newest := time.Unix(st.Mtim.Unix())
+	if ct := time.Unix(st.Ctim.Unix()); ct.After(newest) {
+		newest = ct
+	}
+	if now.Sub(newest) > settleTime {
+		s.dirs[path] = &dirListing{st.Dev, st.Ino, st.Mtim, st.Ctim, l}
+	}
+	return l, nil
+}
+
 // dir handles the directory fd at path and walks its subdirectories.
 func (s *scanner) dir(fd int, path string) error {
-	s.watchDir(path)
-	l, err := s.list(fd)
+	l, err := s.listCached(fd, path)
 	if err != nil {
 		if isUnreadable(err) {
 			s.add(path, metaWhole)

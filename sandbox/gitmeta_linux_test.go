@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestProtectFinds checks what the scan protects in small trees, case by
@@ -86,5 +87,27 @@ func TestProtectUnreadable(t *testing.T) {
 		if !slices.ContainsFunc(s.found, func(f metaPath) bool { return f.path == filepath.Join(ws, want) && f.kind == metaWhole }) {
 			t.Errorf("%s not protected whole: %v", want, s.found)
 		}
+	}
+}
+
+// TestProtectListingCache: a scan reuses the listing of a directory that
+// has not changed, and a directory changed right after a scan is listed
+// again (its times changed), so what appeared there is found.
+func TestProtectListingCache(t *testing.T) {
+	ws := t.TempDir()
+	mustWrite(t, filepath.Join(ws, "a/b/c/file"), "", 0o644)
+	time.Sleep(2 * settleTime)
+	g, err := newGuard(ws, []string{ws}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.close()
+	if len(g.dirs) < 4 {
+		t.Fatalf("settled directories not kept: %v", g.dirs)
+	}
+	mustWrite(t, filepath.Join(ws, "a/b/c/.git/hooks/pre-commit"), "#!/bin/sh\n", 0o755)
+	moved, err := g.after()
+	if err != nil || !slices.Contains(moved, "a/b/c/.git/hooks/pre-commit") {
+		t.Fatalf("a hook planted in a cached directory: quarantined %q, %v", moved, err)
 	}
 }

@@ -69,6 +69,9 @@ type guard struct {
 	notify int
 	dirty  bool
 	buf    []byte
+	// dirs are the directory listings of the last full scan, reused
+	// where a directory has not changed.
+	dirs map[string]*dirListing
 }
 
 // newGuard trusts the workspace as it is now: what exists when the
@@ -101,11 +104,13 @@ func (g *guard) scan() (*scanner, error) {
 	s := newScanner(g.roots, g.global)
 	s.units = true
 	s.notify = g.notify
+	s.prevDirs, s.dirs = g.dirs, map[string]*dirListing{}
 	for _, r := range g.roots {
 		if err := s.scan(r); err != nil {
 			return nil, err
 		}
 	}
+	g.dirs = s.dirs
 	// A watch that could not be placed (the user's inotify limit): every
 	// check scans in full from now on.
 	g.dirty = s.notifyErr != nil || g.notify < 0
