@@ -75,16 +75,16 @@ func NewLauncher(cfg Config) (*Launcher, error) {
 		err error
 	}
 	gc := make(chan guarded, 1)
+	ws, roots, protects := guardRoots(cfg)
 	go func() {
-		ws, roots, ok := guardRoots(cfg)
-		if !ok {
+		if !protects {
 			gc <- guarded{}
 			return
 		}
-		g, err := newGuard(ws, roots, true)
+		g, err := newGuardScan(ws, roots, true, true)
 		gc <- guarded{g, err}
 	}()
-	h, rep, pol, err := startLauncher(cfg)
+	h, rep, pol, err := startLauncher(cfg, protects)
 	gr := <-gc
 	if err != nil || gr.err != nil {
 		if gr.g != nil {
@@ -101,7 +101,37 @@ func NewLauncher(cfg Config) (*Launcher, error) {
 		l.Close()
 		return nil, errors.New("sandbox: launcher and guard disagree on what is protected")
 	}
+	if l.guard != nil {
+		if err := h.protect(l.guard.takeInitial()); err != nil {
+			l.Close()
+			return nil, err
+		}
+	}
 	return l, nil
+}
+
+// protect has the launcher protect found before anything starts.
+func (h *launcherProc) protect(found []metaPath) error {
+	if len(found) == 0 {
+		return nil
+	}
+	req := &launchRequest{ProtectOnly: true}
+	for _, f := range found {
+		req.Protect = append(req.Protect, protectEntry{f.path, f.kind})
+	}
+	if err := writeFrame(h.ctl, req, nil); err != nil {
+		return fmt.Errorf("sandbox launcher: %w", err)
+	}
+	var rep launchReply
+	got, err := readFrame(h.ctl, &rep)
+	closeFDs(got)
+	if err != nil {
+		return fmt.Errorf("sandbox launcher: %w", err)
+	}
+	if err := rep.err(); err != nil {
+		return fmt.Errorf("sandbox launcher: %w", err)
+	}
+	return nil
 }
 
 // guardRoots are the workspace and the writable roots a launcher for cfg
@@ -138,23 +168,7 @@ func (l *Launcher) BeforeCommand() error {
 	if err != nil {
 		return fmt.Errorf("sandbox: protect the workspace: %w", err)
 	}
-	if len(found) == 0 {
-		return nil
-	}
-	req := &launchRequest{ProtectOnly: true}
-	for _, f := range found {
-		req.Protect = append(req.Protect, protectEntry{f.path, f.kind})
-	}
-	if err := writeFrame(l.h.ctl, req, nil); err != nil {
-		return fmt.Errorf("sandbox launcher: %w", err)
-	}
-	var rep launchReply
-	got, err := readFrame(l.h.ctl, &rep)
-	closeFDs(got)
-	if err != nil {
-		return fmt.Errorf("sandbox launcher: %w", err)
-	}
-	return rep.err()
+	return l.h.protect(found)
 }
 
 // AfterCommand checks the workspace once a command started by Start has
@@ -198,7 +212,7 @@ func (l *Launcher) Start(cmd *exec.Cmd) (*os.Process, error) {
 	}
 	for attempt := 0; ; attempt++ {
 		if l.h == nil {
-			h, rep, _, err := startLauncher(l.cfg)
+			h, rep, _, err := startLauncher(l.cfg, l.guard != nil)
 			if err != nil {
 				return nil, err
 			}
@@ -250,7 +264,7 @@ func (l *Launcher) Close() error {
 
 // startLauncher plans the sandbox, starts the helper and waits until it
 // says the sandbox is in place.
-func startLauncher(cfg Config) (*launcherProc, *Report, *policy, error) {
+func startLauncher(cfg Config, scanByHost bool) (*launcherProc, *Report, *policy, error) {
 	probeCmd := exec.Command("/bin/true")
 	probeCmd.Dir = cfg.Workspace
 	probeCmd.Env = []string{}
@@ -258,6 +272,7 @@ func startLauncher(cfg Config) (*launcherProc, *Report, *policy, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	pol.ScanByHost = scanByHost
 	pr, err := encodePolicy(pol)
 	if err != nil {
 		return nil, nil, nil, err

@@ -32,6 +32,9 @@ type policy struct {
 	// the helper finds what git obeys in the writable roots.
 	GitHooksPaths []string `json:"git_hooks_paths,omitempty"`
 	Home          string   `json:"home,omitempty"`
+	// ScanByHost: the host finds the protected paths and hands them to a
+	// launcher after its start (the helper does not scan itself).
+	ScanByHost bool `json:"scan_by_host,omitempty"`
 	// ProcByInit leaves /proc to the init process of a launcher's pid
 	// namespace: only a process inside that namespace can mount its procfs.
 	ProcByInit bool `json:"proc_by_init,omitempty"`

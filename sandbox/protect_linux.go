@@ -15,7 +15,7 @@ import (
 // private directories and device files aside). It runs before anything is
 // hidden, so that the host's git configuration is still readable.
 func scanRoots(p *policy) ([]metaPath, error) {
-	if p.Profile != WorkspaceWrite {
+	if p.Profile != WorkspaceWrite || p.ScanByHost {
 		return nil, nil
 	}
 	roots := protectRoots(p.Writable)

@@ -72,6 +72,26 @@ type guard struct {
 	// dirs are the directory listings of the last full scan, reused
 	// where a directory has not changed.
 	dirs map[string]*dirListing
+	// create and initial: see newGuardScan.
+	create  bool
+	initial []metaPath
+}
+
+// takeInitial returns what the first scan found, to protect before any
+// command, and counts it as handed to the launcher.
+func (g *guard) takeInitial() []metaPath {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []metaPath
+	for _, f := range g.initial {
+		var st unix.Stat_t
+		if unix.Lstat(f.path, &st) == nil {
+			g.sent[f.path] = st.Ino
+			out = append(out, f)
+		}
+	}
+	g.initial = nil
+	return out
 }
 
 // newGuard trusts the workspace as it is now: what exists when the
@@ -79,6 +99,14 @@ type guard struct {
 // inotify watches, for a launcher's many checks; without, every check
 // scans in full.
 func newGuard(ws string, roots []string, watch bool) (*guard, error) {
+	return newGuardScan(ws, roots, watch, false)
+}
+
+// newGuardScan is newGuard whose first scan, with create, also makes the
+// missing hooks and info directories of the git directories it finds and
+// keeps what it found, for a launcher whose helper does not scan itself
+// (takeInitial).
+func newGuardScan(ws string, roots []string, watch, create bool) (*guard, error) {
 	g := &guard{ws: ws, roots: roots, trusted: map[string]fileID{}, sent: map[string]uint64{}, notify: -1, lastAfter: monotonic()}
 	if watch {
 		fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
@@ -86,10 +114,15 @@ func newGuard(ws string, roots []string, watch bool) (*guard, error) {
 			g.notify = fd
 		}
 	}
+	g.create = create
 	s, err := g.scan()
+	g.create = false
 	if err != nil {
 		g.close()
 		return nil, err
+	}
+	if create {
+		g.initial = s.found
 	}
 	for _, p := range s.watch {
 		if id, ok := idOf(p); ok {
@@ -103,6 +136,7 @@ func (g *guard) scan() (*scanner, error) {
 	g.global = hostGitHooksPaths()
 	s := newScanner(g.roots, g.global)
 	s.units = true
+	s.create = g.create
 	s.notify = g.notify
 	s.prevDirs, s.dirs = g.dirs, map[string]*dirListing{}
 	for _, r := range g.roots {
