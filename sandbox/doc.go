@@ -47,8 +47,11 @@
 // exec.Cmd.Start. The launcher is invisible to its commands. Closing it, or
 // its death, ends the init and with it every process in the namespace.
 // Commands of one launcher share the pid namespace and the private /tmp.
-// Protected paths are found again before every command, by the host (which
-// reads what the host's git reads), and what is new is bound read-only by
+// Protected paths are found by the host (which reads what the host's git
+// reads) when the launcher starts and again before every command (a
+// directory listing is reused while the directory's inode and times are
+// unchanged, and inotify watches on every directory the scan read say
+// whether anything changed at all), and what is new is bound read-only by
 // a thread of the launcher that is not confined (confinement is per
 // thread; commands are forked from the confined one and cannot reach the
 // launcher): a launcher that lives for hours protects what exists at each
@@ -209,7 +212,8 @@
 //     start are moved out when the next command, step or job ends (or
 //     before the next command starts), not at once; a host git run in
 //     that window obeys them. The kernel offers no way to forbid one name
-//     in a writable directory, and inotify is not used.
+//     in a writable directory; the guard's inotify watches only tell it
+//     whether to scan again, they do not move anything at once.
 //   - What the host itself changes in the workspace's git metadata while
 //     a sandboxed process is alive (editing .git/config with git config
 //     during a long command or an open session): the host cannot tell
