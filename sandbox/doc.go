@@ -86,10 +86,12 @@
 //     WorkspaceWrite, ExtraWritable) are re-attached read-write; extra
 //     readable roots under the hidden directories are re-attached
 //     read-only.
-//   - Protected paths in each writable root (WorkspaceWrite), found
-//     before anything is hidden by one walk of every directory with
-//     getdents (no stat per file, no symlink followed, no depth or entry
-//     limit: a million files take a fraction of a second): for every
+//   - Protected paths in each writable root (WorkspaceWrite), found by
+//     the host (which reads what the host's git reads; the list reaches
+//     the helper in its policy, a sealed memfd when it outgrows a pipe)
+//     by one walk of every directory with getdents (no stat per file, no
+//     symlink followed, no depth or entry limit: a million files take a
+//     fraction of a second): for every
 //     repository, nested anywhere (node_modules/*/.git and vendor/
 //     included), and for every git directory git would use (a .git
 //     directory or the target of a .git pointer file, a bare or separate

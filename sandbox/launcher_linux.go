@@ -84,7 +84,7 @@ func NewLauncher(cfg Config) (*Launcher, error) {
 		g, err := newGuardScan(ws, roots, true, true)
 		gc <- guarded{g, err}
 	}()
-	h, rep, pol, err := startLauncher(cfg, protects)
+	h, rep, pol, err := startLauncher(cfg)
 	gr := <-gc
 	if err != nil || gr.err != nil {
 		if gr.g != nil {
@@ -212,7 +212,7 @@ func (l *Launcher) Start(cmd *exec.Cmd) (*os.Process, error) {
 	}
 	for attempt := 0; ; attempt++ {
 		if l.h == nil {
-			h, rep, _, err := startLauncher(l.cfg, l.guard != nil)
+			h, rep, _, err := startLauncher(l.cfg)
 			if err != nil {
 				return nil, err
 			}
@@ -264,7 +264,7 @@ func (l *Launcher) Close() error {
 
 // startLauncher plans the sandbox, starts the helper and waits until it
 // says the sandbox is in place.
-func startLauncher(cfg Config, scanByHost bool) (*launcherProc, *Report, *policy, error) {
+func startLauncher(cfg Config) (*launcherProc, *Report, *policy, error) {
 	probeCmd := exec.Command("/bin/true")
 	probeCmd.Dir = cfg.Workspace
 	probeCmd.Env = []string{}
@@ -272,7 +272,6 @@ func startLauncher(cfg Config, scanByHost bool) (*launcherProc, *Report, *policy
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	pol.ScanByHost = scanByHost
 	pr, err := encodePolicy(pol)
 	if err != nil {
 		return nil, nil, nil, err

@@ -24,10 +24,6 @@ func setupMounts(p *policy) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
-	found, err := scanRoots(p)
-	if err != nil {
-		return err
-	}
 	masked := append([]string{}, privateDirs...)
 	if p.MaskRun {
 		masked = append(masked, "/run", "/var/run")
@@ -105,7 +101,7 @@ func setupMounts(p *policy) error {
 		}
 		unix.Close(k.fd)
 	}
-	return protectFound(p, found)
+	return protectFound(p)
 }
 
 // privatePTYs replaces the host's /dev/pts with a new devpts instance and

@@ -27,14 +27,10 @@ type policy struct {
 	// Homes are home directories hidden behind an empty tmpfs (the
 	// user's sockets and files there); roots inside them come back.
 	Homes []string `json:"homes,omitempty"`
-	// GitHooksPaths are the core.hooksPath values of the host's system
-	// and global git configuration, and Home the host's $HOME, with which
-	// the helper finds what git obeys in the writable roots.
-	GitHooksPaths []string `json:"git_hooks_paths,omitempty"`
-	Home          string   `json:"home,omitempty"`
-	// ScanByHost: the host finds the protected paths and hands them to a
-	// launcher after its start (the helper does not scan itself).
-	ScanByHost bool `json:"scan_by_host,omitempty"`
+	// Protect are the paths the helper protects in the writable roots,
+	// found by the host (which reads what the host's git reads). A
+	// launcher gets them in requests instead.
+	Protect []protectEntry `json:"protect,omitempty"`
 	// ProcByInit leaves /proc to the init process of a launcher's pid
 	// namespace: only a process inside that namespace can mount its procfs.
 	ProcByInit bool `json:"proc_by_init,omitempty"`

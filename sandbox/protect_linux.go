@@ -11,35 +11,40 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// scanRoots finds what must be protected in the writable roots of p (the
-// private directories and device files aside). It runs before anything is
-// hidden, so that the host's git configuration is still readable.
-func scanRoots(p *policy) ([]metaPath, error) {
-	if p.Profile != WorkspaceWrite || p.ScanByHost {
-		return nil, nil
-	}
-	roots := protectRoots(p.Writable)
-	s := newScanner(roots, p.GitHooksPaths)
-	s.home = p.Home
+// scanHost finds, on the host, what must be protected in the writable
+// roots of pol (the private directories and device files aside), making
+// the missing hooks and info directories of the git directories it finds.
+func scanHost(pol *policy) ([]protectEntry, error) {
+	roots := protectRoots(pol.Writable)
+	s := newScanner(roots, hostGitHooksPaths())
 	s.create = true
 	for _, r := range roots {
 		if err := s.scan(r); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("sandbox: %w", err)
 		}
 	}
-	return s.found, nil
+	out := make([]protectEntry, len(s.found))
+	for i, f := range s.found {
+		out[i] = protectEntry{f.path, f.kind}
+	}
+	return out, nil
 }
 
 // helperMounts is what the helper's mount namespace protects, for a
 // launcher to add to before each command.
 var helperMounts *mountState
 
-// protectFound protects what scanRoots found, at the end of setupMounts.
-func protectFound(p *policy, found []metaPath) error {
+// protectFound protects what the host found (policy.Protect), at the end
+// of setupMounts.
+func protectFound(p *policy) error {
 	if p.Profile != WorkspaceWrite {
 		return nil
 	}
 	helperMounts = newMountState(protectRoots(p.Writable))
+	found := make([]metaPath, len(p.Protect))
+	for i, e := range p.Protect {
+		found[i] = metaPath{filepath.Clean(e.Path), e.Kind}
+	}
 	return helperMounts.protect(found)
 }
 

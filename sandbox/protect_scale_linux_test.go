@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -148,4 +150,38 @@ func TestProtectMillionFiles(t *testing.T) {
 	quiet := time.Since(s)
 	t.Logf("host check in a %d-file workspace: first scan %v; after one file changed %v (%.2fx); nothing changed %v", files, full, again, float64(again)/float64(full), quiet)
 
+}
+
+// TestProtectManyRepositories: a workspace with thousands of nested
+// repositories protects them all, though their list outgrows a pipe (the
+// policy then travels in a sealed memfd), both ways of starting.
+func TestProtectManyRepositories(t *testing.T) {
+	requireSandbox(t)
+	ws := t.TempDir()
+	long := strings.Repeat("a-package-with-a-rather-long-name-", 3)
+	const repos = 3000
+	for i := 0; i < repos; i++ {
+		d := filepath.Join(ws, "node_modules", long+strconv.Itoa(i), ".git")
+		must(t, os.MkdirAll(filepath.Join(d, "hooks"), 0o755))
+		must(t, os.MkdirAll(filepath.Join(d, "info"), 0o755))
+		must(t, os.WriteFile(filepath.Join(d, "config"), nil, 0o644))
+	}
+	cmd := exec.Command("/bin/true")
+	pol, _, err := plan(cmd, Config{Workspace: ws}, probe())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pol.Protect, err = scanHost(pol); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := json.Marshal(pol); len(data) <= pipeMax {
+		t.Fatalf("the policy is %d bytes: too small to need a memfd", len(data))
+	}
+	last := filepath.Join(ws, "node_modules", long+strconv.Itoa(repos-1), ".git")
+	for _, mode := range startModes {
+		o := runVia(t, mode, Config{Workspace: ws}, "echo x > "+last+"/hooks/pre-commit; echo x >> "+last+"/config; echo done")
+		if o.stdout != "done\n" || strings.Count(o.stderr, "Read-only file system") != 2 {
+			t.Errorf("%s: %q %s", mode, o.stdout, o.stderr)
+		}
+	}
 }

@@ -62,7 +62,7 @@ func unprivilegedTests() []string {
 		"TestNetworkFull", "TestNoSurvivors", "TestRlimits", "TestHostPty",
 		"TestDegradedLandlock", "TestDegradedUserNamespaces", "TestDegradedEscapes",
 		"TestGitObeyed", "TestGitPerCommand", "TestStateDirHidden", "TestEscapesCalibrated",
-		"TestProtectFinds", "TestProtectUnreadable", "TestGitEverydayWork",
+		"TestProtectFinds", "TestProtectUnreadable", "TestGitEverydayWork", "TestProtectManyRepositories",
 	}
 	if goBuildRuns() {
 		ts = append(ts, "TestSanityGoBuild")
