@@ -84,7 +84,7 @@ func NewLauncher(cfg Config) (*Launcher, error) {
 		g, err := newGuardScan(ws, roots, true, true)
 		gc <- guarded{g, err}
 	}()
-	h, rep, pol, err := startLauncher(cfg)
+	h, rep, err := startLauncher(cfg)
 	gr := <-gc
 	if err != nil || gr.err != nil {
 		if gr.g != nil {
@@ -97,10 +97,6 @@ func NewLauncher(cfg Config) (*Launcher, error) {
 		return nil, err
 	}
 	l.h, l.report, l.guard = h, rep, gr.g
-	if (pol.Mounts && pol.Profile == WorkspaceWrite) != (gr.g != nil) {
-		l.Close()
-		return nil, errors.New("sandbox: launcher and guard disagree on what is protected")
-	}
 	if l.guard != nil {
 		if err := h.protect(l.guard.takeInitial()); err != nil {
 			l.Close()
@@ -212,7 +208,7 @@ func (l *Launcher) Start(cmd *exec.Cmd) (*os.Process, error) {
 	}
 	for attempt := 0; ; attempt++ {
 		if l.h == nil {
-			h, rep, _, err := startLauncher(l.cfg)
+			h, rep, err := startLauncher(l.cfg)
 			if err != nil {
 				return nil, err
 			}
@@ -264,29 +260,29 @@ func (l *Launcher) Close() error {
 
 // startLauncher plans the sandbox, starts the helper and waits until it
 // says the sandbox is in place.
-func startLauncher(cfg Config) (*launcherProc, *Report, *policy, error) {
+func startLauncher(cfg Config) (*launcherProc, *Report, error) {
 	probeCmd := exec.Command("/bin/true")
 	probeCmd.Dir = cfg.Workspace
 	probeCmd.Env = []string{}
 	pol, rep, err := plan(probeCmd, cfg, probe())
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	pr, err := encodePolicy(pol)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	defer pr.Close()
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("sandbox: control socket: %w", err)
+		return nil, nil, fmt.Errorf("sandbox: control socket: %w", err)
 	}
 	remote := os.NewFile(uintptr(pair[1]), "sandbox-ctl")
 	defer remote.Close()
 	self, err := reexec.Self()
 	if err != nil {
 		unix.Close(pair[0])
-		return nil, nil, nil, fmt.Errorf("sandbox: %w", err)
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
 	files := []*os.File{pr, remote}
 	if pol.Network == NetworkAllowlist {
@@ -294,7 +290,7 @@ func startLauncher(cfg Config) (*launcherProc, *Report, *policy, error) {
 		proxyCtl, err := startProxy(pol.allow)
 		if err != nil {
 			unix.Close(pair[0])
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		defer proxyCtl.Close()
 		files = append(files, proxyCtl)
@@ -313,7 +309,7 @@ func startLauncher(cfg Config) (*launcherProc, *Report, *policy, error) {
 	cmd.SysProcAttr.Cloneflags &^= unix.CLONE_NEWPID
 	if err := cmd.Start(); err != nil {
 		unix.Close(pair[0])
-		return nil, nil, nil, fmt.Errorf("sandbox: start launcher: %w", err)
+		return nil, nil, fmt.Errorf("sandbox: start launcher: %w", err)
 	}
 	h := &launcherProc{ctl: pair[0], cmd: cmd, done: make(chan struct{})}
 	go func() {
@@ -335,9 +331,9 @@ func startLauncher(cfg Config) (*launcherProc, *Report, *policy, error) {
 		if errors.Is(err, errPeerGone) {
 			err = fmt.Errorf("helper exited: %s", cmd.ProcessState)
 		}
-		return nil, nil, nil, fmt.Errorf("sandbox: launcher: %w", err)
+		return nil, nil, fmt.Errorf("sandbox: launcher: %w", err)
 	}
-	return h, rep, pol, nil
+	return h, rep, nil
 }
 
 // start sends one request and returns the started process.
