@@ -315,8 +315,8 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		return nil, serr
 	}
-	s.fill(res, out, stdout, stderr)
 	s.AfterSandboxed(res)
+	s.fill(res, out, stdout, stderr)
 	if cwdFile != "" {
 		s.updateCwd(res, cwdFile)
 	}

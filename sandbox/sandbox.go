@@ -145,10 +145,6 @@ type Report struct {
 	Readable []string `json:"readable,omitempty"`
 	// Downgrades lists what is missing and why.
 	Downgrades []Downgrade `json:"downgrades,omitempty"`
-	// Allow and Proxy are set with NetworkAllowlist: the rules in
-	// canonical form, and the proxy's URL inside the sandbox.
-	Allow []string `json:"allow,omitempty"`
-	Proxy string   `json:"proxy,omitempty"`
 	// Protected says what is protected in the writable roots and how
 	// (the workspace-write profile with a mount namespace).
 	Protected []string `json:"protected,omitempty"`
@@ -159,6 +155,10 @@ type Report struct {
 	// do.
 	Quarantined     []string `json:"quarantined,omitempty"`
 	QuarantineError string   `json:"quarantine_error,omitempty"`
+	// Allow and Proxy are set with NetworkAllowlist: the rules in
+	// canonical form, and the proxy's URL inside the sandbox.
+	Allow []string `json:"allow,omitempty"`
+	Proxy string   `json:"proxy,omitempty"`
 }
 
 // Text renders the report for people and models, one fact per line.
@@ -234,6 +234,14 @@ func (c Capabilities) Text() string {
 	} else {
 		fmt.Fprintf(&b, "user namespaces: no (%s)\n", c.UserNamespacesError)
 	}
+	if c.UserNamespaces {
+		b.WriteString("protected with workspace-write:\n")
+		for _, p := range protection() {
+			fmt.Fprintf(&b, "  - %s\n", p)
+		}
+	} else {
+		b.WriteString("protected paths: none (they need a mount namespace)\n")
+	}
 	if c.LandlockABI > 0 {
 		fmt.Fprintf(&b, "landlock: ABI %d\n", c.LandlockABI)
 	} else {
@@ -243,14 +251,6 @@ func (c Capabilities) Text() string {
 		b.WriteString("seccomp: yes\n")
 	} else {
 		fmt.Fprintf(&b, "seccomp: no (%s)\n", c.SeccompError)
-	}
-	if c.UserNamespaces {
-		b.WriteString("protected with workspace-write:\n")
-		for _, p := range protection() {
-			fmt.Fprintf(&b, "  - %s\n", p)
-		}
-	} else {
-		b.WriteString("protected paths: none (they need a mount namespace)\n")
 	}
 	return b.String()
 }
