@@ -2,8 +2,11 @@ package shellcap
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 )
 
 // Confiner starts commands inside an isolation boundary. Package sandbox
@@ -56,6 +59,68 @@ type Enforcement struct {
 	LandlockABI int `json:"landlock_abi,omitempty"`
 	// Downgrades says what this machine cannot enforce and why.
 	Downgrades []string `json:"downgrades,omitempty"`
+	// Protected says what the sandbox protects in the workspace and how
+	// (files the host's git or an agent obeys), one line each.
+	Protected []string `json:"protected,omitempty"`
+	// Quarantined lists files the host's git or an agent would have
+	// obeyed (a hook, a git config, commondir, an agent configuration)
+	// that the command created or changed and the sandbox moved into the
+	// workspace's .shellcap/quarantine, relative to the workspace.
+	Quarantined []string `json:"quarantined,omitempty"`
+}
+
+// workspaceGuard is implemented by a Launcher that guards what the host
+// obeys in the workspace around each command (sandbox.Launcher): it
+// protects what exists before a command (Start does this itself) and
+// quarantines, after it, what the command created or changed.
+type workspaceGuard interface {
+	BeforeCommand() error
+	AfterCommand() ([]string, error)
+}
+
+// BeforeSandboxedStep protects, before a step of a long-lived shell the
+// Shell started in its sandbox (a session), what the host obeys in the
+// workspace, as every command started by the Shell gets. Without such a
+// sandbox it does nothing.
+func (s *Shell) BeforeSandboxedStep() error {
+	if g, ok := s.launcher.(workspaceGuard); ok {
+		if err := g.BeforeCommand(); err != nil {
+			return fmt.Errorf("%w: %w", ErrSandbox, err)
+		}
+	}
+	return nil
+}
+
+// AfterSandboxed checks the workspace after a command or step that ran in
+// the Shell's sandbox and records in res what was quarantined (in
+// res.Sandbox and a note), or that the check failed. Shell.Run calls it
+// itself; sessions call it after each step.
+func (s *Shell) AfterSandboxed(res *Result) {
+	g, ok := s.launcher.(workspaceGuard)
+	if !ok {
+		return
+	}
+	moved, err := g.AfterCommand()
+	if len(moved) > 0 {
+		if res.Sandbox != nil {
+			e := *res.Sandbox
+			e.Quarantined = moved
+			res.Sandbox = &e
+		}
+		shown := moved
+		if len(shown) > 10 {
+			shown = shown[:10]
+		}
+		note := "sandbox: moved " + strconv.Itoa(len(moved)) + " file(s) that git or an agent on the host would obey, which this command created or changed, into .shellcap/quarantine: " + strings.Join(shown, ", ")
+		if len(moved) > len(shown) {
+			note += ", ..."
+		}
+		res.Notes = append(res.Notes, note)
+	}
+	if err != nil {
+		res.Notes = append(res.Notes, "sandbox: the workspace check after the command failed: "+err.Error())
+		s.log.Warn("shellcap: sandbox workspace check", "err", err)
+	}
 }
 
 // ErrSandbox reports that the sandbox refused to start a command.

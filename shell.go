@@ -362,6 +362,7 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		return nil, serr
 	}
+	s.AfterSandboxed(res)
 	s.fill(res, out, stdout, stderr)
 	if record != nil {
 		s.updateCwd(res, record.read())

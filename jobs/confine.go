@@ -3,6 +3,7 @@ package jobs
 import (
 	"fmt"
 	"os/exec"
+	"strings"
 
 	"github.com/shellcap/shellcap/internal/proc"
 	"github.com/shellcap/shellcap/sandbox"
@@ -50,7 +51,14 @@ func helperReady(pid int, limit time.Duration) {
 
 // sandboxLine is the line Start adds for the model about a sandboxed job.
 func sandboxLine(rep *sandbox.Report) string {
-	return "[sandbox: " + string(rep.Profile) + ", network " + string(rep.Network) + "]"
+	line := "[sandbox: " + string(rep.Profile) + ", network " + string(rep.Network) + "]"
+	if len(rep.Quarantined) > 0 {
+		line += "\n[sandbox: moved what git or an agent would obey, which the job created or changed, into .shellcap/quarantine: " + strings.Join(rep.Quarantined, ", ") + "]"
+	}
+	if rep.QuarantineError != "" {
+		line += "\n[sandbox: the workspace check after the job failed: " + rep.QuarantineError + "]"
+	}
+	return line
 }
 
 // closeExtraFiles closes the parent's copies of the files cmd passes on

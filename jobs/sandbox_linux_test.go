@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -290,4 +291,27 @@ type otherConfiner struct{}
 
 func (otherConfiner) Confine(cmd *exec.Cmd, workspace string) (*shellcap.Enforcement, error) {
 	return &shellcap.Enforcement{Profile: "other"}, nil
+}
+
+// TestSandboxedJobQuarantine: what git would obey that a sandboxed job
+// creates is moved out of git's reach when the job ends and named in the
+// job's sandbox report.
+func TestSandboxedJobQuarantine(t *testing.T) {
+	sh := newShell(t, "")
+	m := sandboxedManager(t, sh, jobs.Options{})
+	ctx := ctxFor(t)
+	res, err := m.Start(ctx, jobs.StartRequest{Command: "git init -q made && echo x > made/.git/hooks/pre-commit && echo done"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := m.Wait(ctx, res.ID, jobs.MaxWait)
+	if err != nil || w.Status != jobs.StatusFinished || w.Stdout != "done\n" {
+		t.Fatalf("Wait: %v %q", err, w.Text())
+	}
+	if w.Sandbox == nil || !slices.Contains(w.Sandbox.Quarantined, "made/.git/hooks/pre-commit") {
+		t.Fatalf("JobResult.Sandbox = %+v", w.Sandbox)
+	}
+	if _, err := os.Lstat(filepath.Join(sh.Workspace(), "made/.git/hooks/pre-commit")); err == nil {
+		t.Fatal("the hook is still in place")
+	}
 }

@@ -132,8 +132,13 @@ type supervisor struct {
 func (s *supervisor) run(replyFile *os.File) error {
 	cmd, pipes, stdin, err := s.prepare()
 	var confined *sandbox.Report
+	var guard *sandbox.Guard
 	if err == nil && s.sp.Sandbox != nil {
-		if confined, err = confine(cmd, *s.sp.Sandbox); err != nil {
+		// What exists before the job is the host's; what git or an agent
+		// would obey that the job makes is quarantined when it ends.
+		if guard, err = sandbox.NewGuard(*s.sp.Sandbox); err != nil {
+			err = fmt.Errorf("cannot confine the job: %w", err)
+		} else if confined, err = confine(cmd, *s.sp.Sandbox); err != nil {
 			err = fmt.Errorf("cannot confine the job: %w", err)
 		}
 	}
@@ -240,6 +245,15 @@ func (s *supervisor) run(replyFile *os.File) error {
 		removeJobFile(s.sp.Dir, stdinName)
 	}
 	s.closeLogs()
+	if guard != nil {
+		q, err := guard.AfterCommand()
+		s.mu.Lock()
+		confined.Quarantined = q
+		if err != nil {
+			confined.QuarantineError = err.Error()
+		}
+		s.mu.Unlock()
+	}
 	return s.finish(cmd.ProcessState, stopped, timedOut)
 }
 

@@ -69,7 +69,7 @@ func (r *Report) Enforcement() *shellcap.Enforcement {
 	if r == nil {
 		return nil
 	}
-	e := &shellcap.Enforcement{Profile: string(r.Profile), Network: string(r.Network), Allow: r.Allow, Layers: r.Layers, LandlockABI: r.LandlockABI}
+	e := &shellcap.Enforcement{Profile: string(r.Profile), Network: string(r.Network), Allow: r.Allow, Layers: r.Layers, LandlockABI: r.LandlockABI, Protected: r.Protected, Quarantined: r.Quarantined}
 	for _, d := range r.Downgrades {
 		text := d.Layer + ": " + d.Reason
 		if d.Covered != "" {

@@ -48,8 +48,20 @@
 // with CLONE_PARENT, so the command is the host's child exactly as with
 // exec.Cmd.Start. The launcher is invisible to its commands. Closing it, or
 // its death, ends the init and with it every process in the namespace.
-// Commands of one launcher share the pid namespace, the private /tmp and
-// the protected paths found when it started. sandbox.Confiner returns a
+// Commands of one launcher share the pid namespace and the private /tmp.
+// Protected paths are found by the host (which reads what the host's git
+// reads) when the launcher starts and again before every command (a
+// directory listing is reused while the directory's inode and times are
+// unchanged, and inotify watches on every directory the scan read say
+// whether anything changed at all), and what is new is bound read-only by
+// a thread of the launcher that is not confined (confinement is per
+// thread; commands are forked from the confined one and cannot reach the
+// launcher): a launcher that lives for hours protects what exists at each
+// command's start, and since its commands share its mount namespace, that
+// holds for processes earlier commands left running too.
+// Launcher.AfterCommand (which a Shell calls after every command and
+// session step) then quarantines what git would obey that appeared since.
+// sandbox.Confiner returns a
 // shellcap.LaunchingConfiner, so a Shell, its sessions and the MCP server
 // start every command through one Launcher.
 //
@@ -97,16 +109,38 @@
 //     WorkspaceWrite, ExtraWritable) are re-attached read-write; extra
 //     readable roots under the hidden directories are re-attached
 //     read-only.
-//   - Protected paths in each writable root, to four directories deep:
-//     .git/hooks and .git/config of every repository (nested ones too; a
-//     missing hooks directory is created empty first), the directory
-//     core.hooksPath names when it lies in the root, a .git pointer file,
-//     .shellcap, .mcp.json, .vscode, .idea, .claude, .cursor, .codex,
-//     .agents, .husky, .githooks, .envrc, .gitconfig and shell rc files are
-//     read-only bind mounts, and every directory between the root and them
-//     is a mount point, so neither they nor their parents can be renamed,
-//     removed or replaced by a symlink (EBUSY). Other names are protected
-//     only when they exist as the command starts.
+//   - Protected paths in each writable root (WorkspaceWrite), found by
+//     the host (which reads what the host's git reads; the list reaches
+//     the helper in its policy, a sealed memfd when it outgrows a pipe)
+//     by one walk of every directory with getdents (no stat per file, no
+//     symlink followed, no depth or entry limit: a million files take a
+//     fraction of a second): for every
+//     repository, nested anywhere (node_modules/*/.git and vendor/
+//     included), and for every git directory git would use (a .git
+//     directory or the target of a .git pointer file, a bare or separate
+//     git directory, .git/modules/* and .git/worktrees/*, the directory
+//     commondir names), its config, config.worktree, commondir, hooks and
+//     info (the last two created empty when missing), the .git pointer
+//     file, the core.hooksPath directory (of the repository's config or the
+//     host's global and system config), every file include.path and
+//     includeIf.*.path name (whatever the condition) and the program a
+//     command-valued variable names by path (core.fsmonitor, core.pager,
+//     diff.*.textconv, filter.*.clean, alias.*, ...). The configuration is
+//     read the way git reads it (quoting, escapes, continuations,
+//     comments after values, repeated keys: every value counts; a test
+//     checks the parser against git itself). Then agent, editor and
+//     hook-manager configuration (.mcp.json, .vscode, .idea, .zed, .claude,
+//     .cursor, .codex, .agents, .gemini, .roo, .kiro, .amazonq, .continue,
+//     .windsurf, .devcontainer, opencode.json, .aider.conf.yml,
+//     .pre-commit-config.yaml, lefthook.yml and its variants, .husky,
+//     .githooks, .gitconfig, .envrc, shell rc files, shellcap.yaml, .yml
+//     and .json), wherever it lies. All of these are read-only bind mounts
+//     made without following a symlink, and every directory between the
+//     root and them is a mount point, so neither they nor their parents can
+//     be renamed, removed or replaced by a symlink (EBUSY). .shellcap is
+//     hidden behind an empty read-only tmpfs. A directory the walk cannot
+//     read (chmod 000 .git) is read-only as a whole. See the Guard below
+//     for what does not exist yet when the command starts.
 //   - With NetworkAllowlist, lo up in the new network namespace and the
 //     proxy's listener on 127.0.0.1:3128 handed to Wrap's process (see
 //     Network allowlist below).
@@ -194,6 +228,28 @@
 // host process's descriptors. Without user namespaces Wrap refuses the
 // allowlist even with AllowDegraded.
 //
+// # Guard
+//
+// The kernel cannot forbid creating one name inside a directory that must
+// stay writable (.git, for index.lock, ORIG_HEAD and the objects). So what
+// git would obey once created there — commondir, config.worktree, a hook
+// in a repository without protected hooks, the config and hooks of a
+// repository the command itself makes with git init or git clone, a .git
+// pointer file, a separate git directory, an agent configuration that did
+// not exist — cannot be made read-only before it exists. A Guard
+// (Launcher.AfterCommand for launched commands; NewGuard for commands
+// Wrap starts, which jobs use) closes the gap on the host: when a command,
+// a session step or a job ends, it walks the workspace again and moves
+// every such name that appeared or changed since it last trusted the
+// workspace into .shellcap/quarantine/<time>/, keeping its relative path
+// (the sandbox hides .shellcap; outside the workspace, or on another
+// filesystem, the name is renamed in place to one nothing reads), and the
+// result names it (Result.Sandbox.Quarantined and a note; for jobs, the
+// Report). What exists before the first command is the host's; what
+// changes between commands is the host's too when no sandboxed process
+// was alive since the last check, and is quarantined before the next
+// command otherwise (a process left running, a session's shell).
+//
 // Not protected:
 //
 //   - Kernel bugs: the kernel is shared; seccomp only narrows its surface.
@@ -205,13 +261,31 @@
 //   - Without user namespaces (AllowDegraded): no private /dev (Landlock
 //     still lets only the listed device files open), no unprivileged
 //     identity for a root host, no process limit and no private tmpfs.
-//   - Protected paths created after the start (of the command, or of the
-//     Launcher), or that are symlinks (only
-//     their target inside the root is protected; the link can be
-//     replaced), and git commands that write .git/config (git config,
-//     git branch -m, git remote add) fail inside the sandbox.
+//   - Between a command's end and the next check, what a process it left
+//     running creates: names git would obey that did not exist at the
+//     start are moved out when the next command, step or job ends (or
+//     before the next command starts), not at once; a host git run in
+//     that window obeys them. The kernel offers no way to forbid one name
+//     in a writable directory; the guard's inotify watches only tell it
+//     whether to scan again, they do not move anything at once.
+//   - What the host itself changes in the workspace's git metadata while
+//     a sandboxed process is alive (editing .git/config with git config
+//     during a long command or an open session): the host cannot tell
+//     its own change from the sandbox's, so it is quarantined too
+//     (recoverable from .shellcap/quarantine). In-place edits of a file
+//     the sandbox holds read-only (an editor saving .vscode/settings.json)
+//     are not.
+//   - A repository planted inside a git directory's objects, refs or
+//     logs (git finds it only when run from inside there): the walk leaves
+//     those to git.
+//   - Git commands that write a protected file fail inside the sandbox:
+//     git config, git remote add, git branch -m, git submodule add, git
+//     worktree add (the config of a repository a command makes is
+//     quarantined when the command ends; git keeps working without it).
 //   - Anything the command writes into the workspace that people or agents
-//     run later outside the sandbox (Makefiles, package scripts, CI files).
+//     run later outside the sandbox as ordinary project files (Makefiles,
+//     package scripts, CI files, a .gitattributes choosing a filter the
+//     host's own configuration defines).
 //   - Memory and CPU beyond the given rlimits (no cgroups yet): the process
 //     count, the private tmpfs sizes and the proxy's connections are
 //     bounded, but many processes under the limit may still each use

@@ -63,6 +63,10 @@ func newFixture(t *testing.T) *fixture {
 	mustWrite(t, filepath.Join(f.ws, "sub/nested/.git/hooks/post-checkout"), "#!/bin/sh\n", 0o755)
 	mustWrite(t, filepath.Join(f.ws, "sub/nested/.git/config"), "[core]\n", 0o644)
 	mustWrite(t, filepath.Join(f.ws, "README"), "hello\n", 0o644)
+	// Agent, editor and hook-manager configuration, and shellcap's own.
+	for _, p := range agentConfigs {
+		mustWrite(t, filepath.Join(f.ws, p), "{}\n", 0o644)
+	}
 	// A repository without a hooks directory, and one whose hooks live in
 	// the work tree through core.hooksPath.
 	mustWrite(t, filepath.Join(f.ws, "nohooks/.git/config"), "[core]\n", 0o644)
@@ -104,9 +108,12 @@ func newFixture(t *testing.T) *fixture {
 	if f.probe, err = os.Executable(); err != nil {
 		t.Fatal(err)
 	}
-	// The helper creates missing hooks directories.
-	os.Mkdir(filepath.Join(f.ws, "nohooks/.git/hooks"), 0o755)
-	os.Mkdir(filepath.Join(f.ws, "tools/.git/hooks"), 0o755)
+	// The helper creates missing hooks and info directories.
+	for _, repo := range []string{".", "nohooks", "tools", "sub/nested"} {
+		for _, d := range []string{"hooks", "info"} {
+			os.Mkdir(filepath.Join(f.ws, repo, ".git", d), 0o755)
+		}
+	}
 	f.snap = snapshot(t, f.ws, f.outside, f.hostTmp)
 	return f
 }
@@ -258,6 +265,8 @@ func (f *fixture) escapes() []escape {
 		{name: "replace .mcp.json by rename", script: "echo '{}' > m && mv -f m .mcp.json"},
 		{name: "write .vscode/settings.json", script: "echo pwned > .vscode/settings.json"},
 		{name: "workspace .bashrc", script: "echo pwned >> .bashrc"},
+		{name: "write an agent or hook-manager configuration", script: agentConfigWrites()},
+		{name: "replace an agent configuration directory", script: "mv .gemini .gemini-old && mkdir .gemini && echo pwned > .gemini/settings.json"},
 		{name: "read outside secret", script: "cat " + f.secret + " || exit 1; exit 0"},
 		{name: "list fake home", script: "ls " + f.home},
 		{name: "tcp connect 127.0.0.1 via /dev/tcp", script: "exec 3<>/dev/tcp/127.0.0.1/" + strconv.Itoa(f.port)},
@@ -301,6 +310,27 @@ func (f *fixture) escapes() []escape {
 		{name: "TIOCSTI with high bits", script: probe("tiocsti-high-bits"), want: eperm},
 		{name: "TIOCLINUX", script: probe("tioclinux"), want: eperm},
 	}, f.boundaryEscapes()...)
+}
+
+// agentConfigs are the agent, editor and hook-manager configuration
+// files the fixture holds.
+var agentConfigs = []string{
+	".gemini/settings.json", ".zed/settings.json", ".roo/mcp.json", ".kiro/settings/mcp.json",
+	".amazonq/mcp.json", "opencode.json", ".continue/config.json", ".aider.conf.yml",
+	".windsurf/rules.md", ".devcontainer/devcontainer.json", ".pre-commit-config.yaml", "lefthook.yml",
+	"shellcap.yaml", "shellcap.yml", "shellcap.json", "sub/.claude/settings.json",
+}
+
+// agentConfigWrites tries every agent configuration and succeeds when any
+// write got through.
+func agentConfigWrites() string {
+	var b strings.Builder
+	b.WriteString("ok=1; ")
+	for _, p := range agentConfigs {
+		b.WriteString("echo pwned >> " + p + " && ok=0; ")
+	}
+	b.WriteString("exit $ok")
+	return b.String()
 }
 
 func (f *fixture) escapeNamed(name string) escape {
@@ -519,5 +549,21 @@ func TestStateDirHidden(t *testing.T) {
 				t.Errorf("a job's stdin got %q from the sandbox", buf[:n])
 			}
 		})
+	}
+}
+
+// TestEscapesCalibrated runs the escapes on agent and hook-manager
+// configuration with plain bash, unconfined: each must get through there,
+// so that its failing in the sandbox means the sandbox stopped it.
+func TestEscapesCalibrated(t *testing.T) {
+	for _, name := range []string{"write an agent or hook-manager configuration", "replace an agent configuration directory"} {
+		f := newFixture(t)
+		e := f.escapeNamed(name)
+		cmd := exec.Command("/bin/bash", "-c", e.script)
+		cmd.Dir = f.ws
+		cmd.Env = baseEnv(f.ws)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s: unconfined, it did not get through: %v %s", name, err, out)
+		}
 	}
 }

@@ -42,6 +42,10 @@ type Launcher struct {
 	h      *launcherProc // nil before the first start and after a failure
 	report *Report
 	closed bool
+	// guard protects what exists at each command's start and
+	// quarantines what git would obey that appeared since; nil when
+	// nothing in the profile is writable and protected.
+	guard *guard
 }
 
 // launcherProc is one running launcher helper.
@@ -65,12 +69,118 @@ func NewLauncher(cfg Config) (*Launcher, error) {
 		return nil, errors.New("sandbox: NewLauncher needs a Workspace")
 	}
 	l := &Launcher{cfg: cfg}
+	// The host's scan of the workspace runs while the helper makes its
+	// own: before either is done, no command runs.
+	type guarded struct {
+		g   *guard
+		err error
+	}
+	gc := make(chan guarded, 1)
+	ws, roots, protects := guardRoots(cfg)
+	go func() {
+		if !protects {
+			gc <- guarded{}
+			return
+		}
+		g, err := newGuardScan(ws, roots, true, true)
+		gc <- guarded{g, err}
+	}()
 	h, rep, err := startLauncher(cfg)
-	if err != nil {
+	gr := <-gc
+	if err != nil || gr.err != nil {
+		if gr.g != nil {
+			gr.g.close()
+		}
+		if err == nil {
+			h.close()
+			err = fmt.Errorf("sandbox: %w", gr.err)
+		}
 		return nil, err
 	}
-	l.h, l.report = h, rep
+	l.h, l.report, l.guard = h, rep, gr.g
+	if l.guard != nil {
+		if err := h.protect(l.guard.takeInitial()); err != nil {
+			l.Close()
+			return nil, err
+		}
+	}
 	return l, nil
+}
+
+// protect has the launcher protect found before anything starts.
+func (h *launcherProc) protect(found []metaPath) error {
+	if len(found) == 0 {
+		return nil
+	}
+	req := &launchRequest{ProtectOnly: true}
+	for _, f := range found {
+		req.Protect = append(req.Protect, protectEntry{f.path, f.kind})
+	}
+	if err := writeFrame(h.ctl, req, nil); err != nil {
+		return fmt.Errorf("sandbox launcher: %w", err)
+	}
+	var rep launchReply
+	got, err := readFrame(h.ctl, &rep)
+	closeFDs(got)
+	if err != nil {
+		return fmt.Errorf("sandbox launcher: %w", err)
+	}
+	if err := rep.err(); err != nil {
+		return fmt.Errorf("sandbox launcher: %w", err)
+	}
+	return nil
+}
+
+// guardRoots are the workspace and the writable roots a launcher for cfg
+// protects, ok false when it protects none (another profile, or no mount
+// namespace on this machine).
+func guardRoots(cfg Config) (ws string, roots []string, ok bool) {
+	if prof, err := cfg.profile(); err != nil || prof != WorkspaceWrite || !probe().UserNamespaces {
+		return "", nil, false
+	}
+	ws, err := existingAbs(cfg.Workspace)
+	if err != nil {
+		return "", nil, false
+	}
+	extra, err := existingAll(cfg.ExtraWritable)
+	if err != nil {
+		return "", nil, false
+	}
+	return ws, dedupe(append([]string{ws}, extra...), nil), true
+}
+
+// BeforeCommand protects what exists in the workspace now, as Start does
+// before each command: a shell started earlier (a session) calls it
+// before each step it runs.
+func (l *Launcher) BeforeCommand() error {
+	if l.guard == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.h == nil || l.h.dead() {
+		return nil // nothing runs; the next Start protects from scratch
+	}
+	found, err := l.guard.before(l.h.alive)
+	if err != nil {
+		return fmt.Errorf("sandbox: protect the workspace: %w", err)
+	}
+	return l.h.protect(found)
+}
+
+// AfterCommand checks the workspace once a command started by Start has
+// ended (and after each step of a long-lived shell started by it): names
+// git or an agent would obey (a hook, commondir, config.worktree, the
+// config of a repository the command made, a .git pointer, an agent's
+// configuration) that appeared or changed since the last check are moved
+// into the workspace's .shellcap/quarantine, which the sandbox hides. It
+// returns them, relative to the workspace. The error says what could not
+// be checked or moved.
+func (l *Launcher) AfterCommand() ([]string, error) {
+	if l.guard == nil {
+		return nil, nil
+	}
+	return l.guard.after()
 }
 
 // Report says what every command of this launcher is confined by.
@@ -106,6 +216,19 @@ func (l *Launcher) Start(cmd *exec.Cmd) (*os.Process, error) {
 				return nil, err
 			}
 			l.h, l.report = h, rep
+			if l.guard != nil {
+				l.guard.resent()
+			}
+		}
+		if l.guard != nil {
+			found, err := l.guard.before(l.h.alive)
+			if err != nil {
+				return nil, fmt.Errorf("sandbox: protect the workspace: %w", err)
+			}
+			req.Protect = req.Protect[:0]
+			for _, f := range found {
+				req.Protect = append(req.Protect, protectEntry{f.path, f.kind})
+			}
 		}
 		if err := l.h.grants.checkFDs(files.fds); err != nil {
 			return nil, err
@@ -134,6 +257,9 @@ func (l *Launcher) Close() error {
 	if l.h != nil {
 		l.h.close()
 		l.h = nil
+	}
+	if l.guard != nil {
+		l.guard.close()
 	}
 	return nil
 }
@@ -252,6 +378,25 @@ func (h *launcherProc) start(req *launchRequest, fds []int) (*os.Process, error)
 	// The process is our child and unreaped, so its PID cannot have been
 	// reused: FindProcess names exactly it.
 	return os.FindProcess(pid)
+}
+
+// alive reports whether any process lives in the commands' pid
+// namespace: one that outlived its command may have written what the
+// host finds in the workspace since the last check.
+func (h *launcherProc) alive(since int64) (bool, error) {
+	if err := writeFrame(h.ctl, &launchRequest{Alive: true, Since: since}, nil); err != nil {
+		return true, fmt.Errorf("sandbox launcher: %w", err)
+	}
+	var rep launchReply
+	got, err := readFrame(h.ctl, &rep)
+	closeFDs(got)
+	if err != nil {
+		return true, fmt.Errorf("sandbox launcher: %w", err)
+	}
+	if err := rep.err(); err != nil {
+		return true, err
+	}
+	return rep.Alive > 0 || rep.ExitedSince, nil
 }
 
 // dead reports whether the helper has exited.

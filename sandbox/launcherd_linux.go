@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -49,7 +50,40 @@ const (
 const (
 	initReadyFD    = 3
 	initLifelineFD = 4
+	// initExitFD gets a byte for every process init reaps: one that
+	// outlived its command, which may have written to the workspace
+	// after the host's last check.
+	initExitFD = 5
 )
+
+// initExits is the launcher's end of the init's exit pipe (-1 before
+// there is one), and lastOrphanExit when (CLOCK_MONOTONIC, ns) the
+// launcher last found a byte in it.
+var (
+	initExits      = -1
+	lastOrphanExit atomic.Int64
+)
+
+// orphanExitedSince reports whether init has reaped, or is about to
+// reap, a process since the monotonic time since.
+func orphanExitedSince(since int64) bool {
+	if initExits < 0 {
+		return true
+	}
+	b := make([]byte, 4096)
+	for {
+		n, err := unix.Read(initExits, b)
+		if n > 0 {
+			lastOrphanExit.Store(monotonic())
+			continue
+		}
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		break
+	}
+	return lastOrphanExit.Load() >= since
+}
 
 // launchRequest asks the launcher to start a command. Descriptors 0, 1, 2
 // and any further ones of the command travel with the frame, in order.
@@ -59,6 +93,23 @@ type launchRequest struct {
 	Env     []string `json:"env"`
 	Dir     string   `json:"dir"`
 	Setpgid bool     `json:"setpgid,omitempty"`
+	// Protect are paths to protect before the command starts (what the
+	// host found in the workspace since the last request).
+	Protect []protectEntry `json:"protect,omitempty"`
+	// Alive asks, instead of a start, how many processes live in the
+	// commands' pid namespace, and whether one ended after Since (a
+	// CLOCK_MONOTONIC time in nanoseconds).
+	Alive bool  `json:"alive,omitempty"`
+	Since int64 `json:"since,omitempty"`
+	// ProtectOnly asks to protect without starting anything (before a
+	// step of a shell that is already running).
+	ProtectOnly bool `json:"protect_only,omitempty"`
+}
+
+// protectEntry is a metaPath on the wire.
+type protectEntry struct {
+	Path string   `json:"path"`
+	Kind metaKind `json:"kind"`
 }
 
 // launchReply answers a request: the command's pidfd travels with it, or
@@ -72,6 +123,9 @@ type launchReply struct {
 	Op    string `json:"op,omitempty"`
 	Path  string `json:"path,omitempty"`
 	Errno int    `json:"errno,omitempty"`
+	// Alive and ExitedSince answer an Alive request.
+	Alive       int  `json:"alive,omitempty"`
+	ExitedSince bool `json:"exited_since,omitempty"`
 }
 
 // replyTo describes err for the host.
@@ -146,8 +200,35 @@ func runLauncher() error {
 		if err != nil {
 			return nil // the host closed the socket or sent garbage: stop
 		}
+		if req.Alive {
+			closeFDs(fds)
+			n, err := aliveInNamespace()
+			rep := launchReply{Alive: n, ExitedSince: orphanExitedSince(req.Since)}
+			if err != nil {
+				rep = replyTo(err)
+			}
+			if writeFrame(launcherCtlFD, rep, nil) != nil {
+				return nil
+			}
+			continue
+		}
+		if req.ProtectOnly {
+			closeFDs(fds)
+			rep := launchReply{}
+			if err := protectBeforeLaunch(req.Protect); err != nil {
+				rep = replyTo(err)
+			}
+			if writeFrame(launcherCtlFD, rep, nil) != nil {
+				return nil
+			}
+			continue
+		}
 		req.Env = setEnv(req.Env, proxyEnv...)
-		pidfd, err := launch(&req, fds)
+		err = protectBeforeLaunch(req.Protect)
+		pidfd := -1
+		if err == nil {
+			pidfd, err = launch(&req, fds)
+		}
 		closeFDs(fds)
 		rep := launchReply{}
 		var out []int
@@ -220,21 +301,33 @@ func startInit() error {
 		unix.Close(ready[1])
 		return err
 	}
-	null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	exits, err := pipe()
 	if err != nil {
 		closeFDs([]int{ready[1], life[0], life[1]})
+		return err
+	}
+	null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		closeFDs([]int{ready[1], life[0], life[1], exits[0], exits[1]})
 		return err
 	}
 	_, err = syscall.ForkExec(self, []string{"shellcap-sandbox-init", reexec.Marker, initEntry}, &syscall.ProcAttr{
 		Dir:   "/",
 		Env:   []string{},
-		Files: []uintptr{uintptr(null), uintptr(null), 2, uintptr(ready[1]), uintptr(life[0])},
+		Files: []uintptr{uintptr(null), uintptr(null), 2, uintptr(ready[1]), uintptr(life[0]), uintptr(exits[1])},
 	})
-	closeFDs([]int{null, ready[1], life[0]})
+	closeFDs([]int{null, ready[1], life[0], exits[1]})
 	if err != nil {
 		unix.Close(life[1])
+		unix.Close(exits[0])
 		return fmt.Errorf("start init: %w", err)
 	}
+	if err := unix.SetNonblock(exits[0], true); err != nil {
+		unix.Close(life[1])
+		unix.Close(exits[0])
+		return err
+	}
+	initExits = exits[0]
 	msg := make([]byte, 512)
 	n, _ := unix.Read(ready[0], msg)
 	if n == 0 || string(msg[:n]) != "ok" {
@@ -318,12 +411,16 @@ func initMain() int {
 		exitNow(helperFailed)
 	}
 	signal.Ignore(ignoredByInit...)
+	_ = unix.SetNonblock(initExitFD, true)
 	children := make(chan os.Signal, 1)
 	signal.Notify(children, unix.SIGCHLD)
 	go func() {
 		for range children {
 			for {
 				var ws unix.WaitStatus
+				// Told before the reap, so that a process gone from
+				// /proc has always been told of (full: already told).
+				_, _ = unix.Write(initExitFD, []byte{1})
 				pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
 				if pid <= 0 || err != nil {
 					break

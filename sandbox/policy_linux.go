@@ -27,6 +27,10 @@ type policy struct {
 	// Homes are home directories hidden behind an empty tmpfs (the
 	// user's sockets and files there); roots inside them come back.
 	Homes []string `json:"homes,omitempty"`
+	// Protect are the paths the helper protects in the writable roots,
+	// found by the host (which reads what the host's git reads). A
+	// launcher gets them in requests instead.
+	Protect []protectEntry `json:"protect,omitempty"`
 	// ProcByInit leaves /proc to the init process of a launcher's pid
 	// namespace: only a process inside that namespace can mount its procfs.
 	ProcByInit bool `json:"proc_by_init,omitempty"`

@@ -170,6 +170,16 @@ type Report struct {
 	Readable []string `json:"readable,omitempty"`
 	// Downgrades lists what is missing and why.
 	Downgrades []Downgrade `json:"downgrades,omitempty"`
+	// Protected says what is protected in the writable roots and how
+	// (the workspace-write profile with a mount namespace).
+	Protected []string `json:"protected,omitempty"`
+	// Quarantined, filled in once a command has ended (by whoever ran
+	// its Guard), lists what git or an agent on the host would obey that
+	// the command created or changed, moved into the workspace's
+	// .shellcap/quarantine; QuarantineError says what the check could not
+	// do.
+	Quarantined     []string `json:"quarantined,omitempty"`
+	QuarantineError string   `json:"quarantine_error,omitempty"`
 	// Allow and Proxy are set with NetworkAllowlist: the rules in
 	// canonical form, and the proxy's URL inside the sandbox.
 	Allow []string `json:"allow,omitempty"`
@@ -228,6 +238,12 @@ func (r *Report) Text() string {
 	if len(r.Writable) > 0 {
 		fmt.Fprintf(&b, "writable: %s\n", strings.Join(r.Writable, ", "))
 	}
+	for _, p := range r.Protected {
+		fmt.Fprintf(&b, "protected: %s\n", p)
+	}
+	if len(r.Quarantined) > 0 {
+		fmt.Fprintf(&b, "quarantined after the command: %s\n", strings.Join(r.Quarantined, ", "))
+	}
 	for _, d := range r.Downgrades {
 		if d.Covered != "" {
 			fmt.Fprintf(&b, "downgraded: %s: %s (covered by %s)\n", d.Layer, d.Reason, d.Covered)
@@ -284,6 +300,14 @@ func (c Capabilities) Text() string {
 		b.WriteString("user namespaces: yes (user, mount, pid, net, ipc, uts; private /proc, /dev, /tmp, /dev/shm)\n")
 	} else {
 		fmt.Fprintf(&b, "user namespaces: no (%s)\n", c.UserNamespacesError)
+	}
+	if c.UserNamespaces {
+		b.WriteString("protected with workspace-write:\n")
+		for _, p := range protection() {
+			fmt.Fprintf(&b, "  - %s\n", p)
+		}
+	} else {
+		b.WriteString("protected paths: none (they need a mount namespace)\n")
 	}
 	if c.LandlockABI > 0 {
 		fmt.Fprintf(&b, "landlock: ABI %d (through go-landlock, which knows up to ABI %d and downgrades to the kernel's)\n", c.LandlockABI, c.LandlockNewest)

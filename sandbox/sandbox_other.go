@@ -65,3 +65,12 @@ func (l *Launcher) Start(cmd *exec.Cmd) (*os.Process, error) { return nil, errPl
 
 // Close does nothing on this platform.
 func (l *Launcher) Close() error { return nil }
+
+// Guard is not supported on this platform.
+type Guard struct{}
+
+// NewGuard is not supported on this platform: it returns ErrUnsupported.
+func NewGuard(cfg Config) (*Guard, error) { return nil, ErrUnsupported }
+
+// AfterCommand does nothing on this platform.
+func (g *Guard) AfterCommand() ([]string, error) { return nil, nil }

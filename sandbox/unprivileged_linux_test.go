@@ -64,6 +64,8 @@ func unprivilegedTests() []string {
 		"TestDescriptorsInside", "TestHostFileDescriptorRefused",
 		"TestBoundaryCalibration", "TestPrivateDev", "TestWorkspaceOwnership", "TestProcessLimit", "TestTmpSize", "TestProxyBounds",
 		"TestDoctorProtections", "TestLandlockRules", "TestProxyBudget",
+		"TestGitObeyed", "TestGitPerCommand", "TestStateDirHidden", "TestEscapesCalibrated",
+		"TestProtectFinds", "TestProtectUnreadable", "TestGitEverydayWork", "TestProtectManyRepositories",
 	}
 	if goBuildRuns() {
 		ts = append(ts, "TestSanityGoBuild")

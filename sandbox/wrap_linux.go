@@ -22,9 +22,12 @@ const helperEntry = "sandbox-exec"
 
 func init() { reexec.Register(helperEntry, helperMain) }
 
-// maxPolicy bounds the policy so that it fits in the pipe without a writer
-// goroutine.
-const maxPolicy = 1 << 20
+// maxPolicy bounds the policy (which lists the protected paths); one
+// larger than a pipe holds (pipeMax) travels in a sealed memfd.
+const (
+	maxPolicy = 64 << 20
+	pipeMax   = 1 << 20
+)
 
 // Wrap rewrites cmd, prepared but not started, so that it runs inside the
 // sandbox cfg describes: cmd then starts this binary as a helper, which
@@ -80,6 +83,12 @@ func Wrap(cmd *exec.Cmd, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if pol.Mounts && pol.Profile == WorkspaceWrite {
+		if pol.Protect, err = scanHost(pol); err != nil {
+			closeFiles(idFiles)
+			return nil, err
+		}
+	}
 	r, err := encodePolicy(pol)
 	if err != nil {
 		closeFiles(idFiles)
@@ -126,13 +135,16 @@ func encodePolicy(pol *policy) (*os.File, error) {
 // policyPipe returns the read end of a pipe that already holds data and
 // whose write end is closed.
 func policyPipe(data []byte) (*os.File, error) {
+	if len(data) > pipeMax {
+		return policyMemfd(data)
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: policy pipe: %w", err)
 	}
 	defer w.Close()
 	if len(data) > 60<<10 {
-		if _, err := unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, maxPolicy); err != nil {
+		if _, err := unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, pipeMax); err != nil {
 			r.Close()
 			return nil, fmt.Errorf("sandbox: grow policy pipe: %w", err)
 		}
@@ -142,6 +154,28 @@ func policyPipe(data []byte) (*os.File, error) {
 		return nil, fmt.Errorf("sandbox: write policy: %w", err)
 	}
 	return r, nil
+}
+
+// policyMemfd returns a sealed memfd holding data, read from its start.
+func policyMemfd(data []byte) (*os.File, error) {
+	fd, err := unix.MemfdCreate("shellcap-policy", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: policy memfd: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "shellcap-policy")
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sandbox: write policy: %w", err)
+	}
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, unix.F_SEAL_SEAL|unix.F_SEAL_SHRINK|unix.F_SEAL_GROW|unix.F_SEAL_WRITE); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sandbox: seal policy: %w", err)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sandbox: policy memfd: %w", err)
+	}
+	return f, nil
 }
 
 // helperAttr keeps the caller's session settings, always starts a new
@@ -316,6 +350,9 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 	pol.Readable = dedupe(pol.Readable, pol.Writable)
 
 	rep.Layers = append(rep.Layers, LayerNamespaces, LayerMounts, LayerProtected)
+	if pol.Mounts && prof == WorkspaceWrite {
+		rep.Protected = protection()
+	}
 	if pol.Mounts {
 		rep.Namespaces = []string{"user", "mount", "pid", "ipc", "uts"}
 		if netw != NetworkFull {

@@ -153,6 +153,10 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	if s.opts.Confine {
 		root = s.root
 	}
+	if err := s.sh.BeforeSandboxedStep(); err != nil {
+		return nil, err
+	}
+	defer s.sh.AfterSandboxed(&res.Result)
 	why := shellDied
 	var rec record
 	if err := s.b.send(stepLine(id, root, req.Command, mayChangeExports(req.Command))); err == nil {
