@@ -237,9 +237,23 @@ func decodeANSIC(s string) string {
 		case '\\', '\'', '"', '?':
 			b.WriteByte(e)
 		case 'c':
+			// Bash's control characters: "\c?" is DEL, "\c\\" one
+			// control-backslash (both backslashes taken), anything else
+			// its upper case masked to five bits.
 			if i+1 < len(s) {
 				i++
-				b.WriteByte(s[i] & 0x1f)
+				ch := s[i]
+				if ch == '\\' && i+1 < len(s) && s[i+1] == '\\' {
+					i++
+				}
+				if ch == '?' {
+					b.WriteByte(0x7f)
+				} else {
+					if 'a' <= ch && ch <= 'z' {
+						ch -= 'a' - 'A'
+					}
+					b.WriteByte(ch & 0x1f)
+				}
 			} else {
 				b.WriteString(`\c`)
 			}
