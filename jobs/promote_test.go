@@ -128,8 +128,11 @@ func TestRunStdin(t *testing.T) {
 		t.Fatalf("cat copied %d bytes (%v), want the %d bytes given", len(got), err, len(data))
 	}
 	res, err = m.Run(ctx, shellcap.Request{Command: "cat", Stdin: strings.NewReader("short\n")}, 0)
-	if err != nil || res.Text() != "[stdout]\nshort\n" {
-		t.Fatalf("cat = %q, %v", res.Text(), err)
+	if err != nil {
+		t.Fatalf("cat: %v", err)
+	}
+	if res.Text() != "[stdout]\nshort\n" {
+		t.Fatalf("cat = %q", res.Text())
 	}
 	res, err = m.Run(ctx, shellcap.Request{Command: "head -c 3", Stdin: bytes.NewReader(data)}, 0)
 	if err != nil || res.Result == nil || res.Result.Stdout != string(data[:3]) {

@@ -20,6 +20,10 @@ import (
 //     and a word holding them can reach a program altered ($'\\\x01'
 //     runs "\\\x01\x01"). Decoded from $'...', they make the word only known
 //     at run time.
+//   - A backslash that ends the code: bash keeps it as a character with
+//     bash -c and drops it when reading a script or standard input, so the
+//     last word (a program name, perhaps) depends on how the code reaches
+//     bash.
 //   - A comment ending in a backslash: bash ends the comment at the
 //     newline, the parser joins the next line to it, hiding the command on
 //     that line.
@@ -32,6 +36,10 @@ func divergence(code string) (int, string, bool) {
 	}
 	if i := strings.IndexAny(code, "\x01\x7f"); i >= 0 {
 		return i, "a \\x01 or \\x7f byte, which bash uses internally to quote text and passes on altered in places", true
+	}
+	n := len(code) - len(strings.TrimRight(code, "\\"))
+	if n%2 == 1 {
+		return len(code) - 1, "a backslash at the very end, which bash keeps with bash -c and drops when it reads a script", true
 	}
 	return 0, "", false
 }
