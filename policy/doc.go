@@ -120,6 +120,8 @@
 //	interactive           a program that waits for a terminal (Deny)
 //	dynamic-command       a program or shell code only known at run time (Ask, or Deny under an allow list)
 //	git-config            git told to run code from hooks, included config or the ext:: transport (Ask, or Deny under an allow list)
+//	possible-wrapper      an unknown program given a denied program and its arguments, which it may run (Ask)
+//	environment           a setting (PATH, LD_PRELOAD, BASH_ENV, BASH_CMDS, ...) that changes what an allowed program is or loads, under an allow list (Deny)
 //	deny-pattern          a command matching a DenyPatterns entry (Deny)
 //	allow-pattern         a command matching no AllowPatterns entry (Deny); also the rule of an allowed command under AllowPatterns
 //	custom                a decision made by Rules.Custom, unless it set its own Rule
