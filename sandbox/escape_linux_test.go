@@ -522,8 +522,12 @@ func TestMissingHooksDir(t *testing.T) {
 // read.
 func TestStateDirHidden(t *testing.T) {
 	requireSandbox(t)
-	for _, mode := range startModes {
-		t.Run(mode, func(t *testing.T) {
+	for _, run := range []struct {
+		mode string
+		prof Profile
+	}{{startModes[0], WorkspaceWrite}, {startModes[1], WorkspaceWrite}, {startModes[0], ReadOnly}, {startModes[1], ReadOnly}} {
+		mode := run.mode
+		t.Run(mode+"/"+string(run.prof), func(t *testing.T) {
 			ws := t.TempDir()
 			job := filepath.Join(ws, ".shellcap", "jobs", "abc")
 			if err := os.MkdirAll(job, 0o700); err != nil {
@@ -540,7 +544,7 @@ func TestStateDirHidden(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			o := runVia(t, mode, Config{Workspace: ws}, "echo pwned > .shellcap/jobs/abc/stdin; cat .shellcap/jobs/abc/stdout.log; ls -A .shellcap")
+			o := runVia(t, mode, Config{Workspace: ws, Profile: run.prof}, "echo pwned > .shellcap/jobs/abc/stdin; cat .shellcap/jobs/abc/stdout.log; ls -A .shellcap")
 			if strings.Contains(o.stdout, secretText) || strings.TrimSpace(o.stdout) != "" {
 				t.Errorf("the state directory is visible: %q", o.stdout)
 			}

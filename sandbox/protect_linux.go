@@ -38,7 +38,17 @@ var helperMounts *mountState
 // of setupMounts.
 func protectFound(p *policy) error {
 	if p.Profile != WorkspaceWrite {
-		return nil
+		// Nothing can be written, but a read-only mount still lets a
+		// process open a job's stdin FIFO for writing and read other
+		// jobs' logs: shellcap's state stays hidden in every profile.
+		if p.Workspace == "" || !p.Mounts {
+			return nil
+		}
+		state := filepath.Join(p.Workspace, stateDirName)
+		if fi, err := os.Lstat(state); err != nil || !fi.IsDir() {
+			return nil // New creates it before any sandbox; a non-directory holds no state
+		}
+		return hideAt(state)
 	}
 	helperMounts = newMountState(protectRoots(p.Writable))
 	found := make([]metaPath, len(p.Protect))
