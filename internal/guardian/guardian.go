@@ -123,11 +123,29 @@ func (g *Guardian) send(line string) error {
 	if g.err != nil {
 		return g.err
 	}
+	// A write only fails once no process holds the pipe's read end; the
+	// helper's own state says at once whether it is still there to act
+	// on what it reads.
+	if !g.alive() {
+		g.err = fmt.Errorf("%w: process %d exited", ErrGone, g.pid)
+		return g.err
+	}
 	if _, err := g.w.Write([]byte(line + "\n")); err != nil {
 		g.err = fmt.Errorf("%w: %v", ErrGone, err)
 		return g.err
 	}
 	return nil
+}
+
+// alive reports whether the helper runs: not reaped, not a zombie.
+func (g *Guardian) alive() bool {
+	select {
+	case <-g.exited:
+		return false
+	default:
+	}
+	info, err := proc.Stat(g.pid)
+	return err == nil && info.State != 'Z' && info.State != 'X'
 }
 
 // Close ends the guardian as our death would: whatever is still
