@@ -78,11 +78,11 @@ type workspaceGuard interface {
 	AfterCommand() ([]string, error)
 }
 
-// BeforeSandboxedStep protects, before a step of a long-lived shell the
+// beforeStep protects, before a step of a long-lived shell the
 // Shell started in its sandbox (a session), what the host obeys in the
 // workspace, as every command started by the Shell gets. Without such a
 // sandbox it does nothing.
-func (s *Shell) BeforeSandboxedStep() error {
+func (s *Shell) beforeStep() error {
 	if g, ok := s.launcher.(workspaceGuard); ok {
 		if err := g.BeforeCommand(); err != nil {
 			return fmt.Errorf("%w: %w", ErrSandbox, err)
@@ -91,22 +91,29 @@ func (s *Shell) BeforeSandboxedStep() error {
 	return nil
 }
 
-// AfterSandboxed checks the workspace after a command or step that ran in
+// afterSandboxed checks the workspace after a command or step that ran in
 // the Shell's sandbox and records in res what was quarantined (in
-// res.Sandbox and a note), or that the check failed. Shell.Run calls it
-// itself; sessions call it after each step.
-func (s *Shell) AfterSandboxed(res *Result) {
+// res.Sandbox and a note), or that the check failed. Shell.Run calls it.
+func (s *Shell) afterSandboxed(res *Result) {
+	moved, notes := s.afterStep()
+	if len(moved) > 0 && res.Sandbox != nil {
+		e := *res.Sandbox
+		e.Quarantined = moved
+		res.Sandbox = &e
+	}
+	res.Notes = append(res.Notes, notes...)
+}
+
+// afterStep checks the workspace after a command or a step of a long-lived
+// confined shell and returns what was quarantined and the notes that say
+// so (or that the check failed); nothing without a guarding sandbox.
+func (s *Shell) afterStep() (moved, notes []string) {
 	g, ok := s.launcher.(workspaceGuard)
 	if !ok {
-		return
+		return nil, nil
 	}
 	moved, err := g.AfterCommand()
 	if len(moved) > 0 {
-		if res.Sandbox != nil {
-			e := *res.Sandbox
-			e.Quarantined = moved
-			res.Sandbox = &e
-		}
 		shown := moved
 		if len(shown) > 10 {
 			shown = shown[:10]
@@ -115,12 +122,13 @@ func (s *Shell) AfterSandboxed(res *Result) {
 		if len(moved) > len(shown) {
 			note += ", ..."
 		}
-		res.Notes = append(res.Notes, note)
+		notes = append(notes, note)
 	}
 	if err != nil {
-		res.Notes = append(res.Notes, "sandbox: the workspace check after the command failed: "+err.Error())
+		notes = append(notes, "sandbox: the workspace check after the command failed: "+err.Error())
 		s.log.Warn("shellcap: sandbox workspace check", "err", err)
 	}
+	return moved, notes
 }
 
 // ErrSandbox reports that the sandbox refused to start a command.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/core"
 )
 
 // TestPolicyKnowsShellEnvironment: the Shell tells its policy the
@@ -26,8 +27,8 @@ func TestPolicyKnowsShellEnvironment(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if res := sh.Authorize(ctx, "git commit --amend"); res != nil {
-		t.Fatalf("Authorize(git commit --amend) refused under GIT_EDITOR=true: %s", res.Text())
+	if err := core.Of(sh).Admit(ctx, "git commit --amend"); err != nil {
+		t.Fatalf("Admit(git commit --amend) refused under GIT_EDITOR=true: %v", err)
 	}
 	res := run(t, sh, shellcap.Request{Command: "git commit --amend && git log --format=%s"})
 	if res.Err != nil || res.ExitCode != 0 {
@@ -39,8 +40,7 @@ func TestPolicyKnowsShellEnvironment(t *testing.T) {
 		waits[k] = v
 	}
 	strict := newShell(t, shellcap.Options{Env: waits})
-	res2 := strict.Authorize(ctx, "git commit --amend")
-	if res2 == nil || !errors.Is(res2.Err, shellcap.ErrDenied) {
-		t.Fatalf("with GIT_EDITOR=vim, git commit --amend was not refused: %v", res2)
+	if err := core.Of(strict).Admit(ctx, "git commit --amend"); !errors.Is(err, shellcap.ErrDenied) {
+		t.Fatalf("with GIT_EDITOR=vim, git commit --amend was not refused: %v", err)
 	}
 }

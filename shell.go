@@ -120,20 +120,20 @@ func New(opts Options) (*Shell, error) {
 	return s, nil
 }
 
-// WatchGroup makes process group pgid, whose leader pgid this process
+// watchGroup makes process group pgid, whose leader pgid this process
 // started and has not reaped, die with this process (Options.DieWithProcess);
 // release ends that once the group is gone. Without DieWithProcess it does
 // nothing. An error means the group would not die with us: stop it.
-func (s *Shell) WatchGroup(pgid int) (release func(), err error) {
+func (s *Shell) watchGroup(pgid int) (release func(), err error) {
 	if s.guardian == nil {
 		return func() {}, nil
 	}
 	return s.guardian.WatchGroup(pgid)
 }
 
-// WatchDir makes directory path be removed when this process ends
+// watchDir makes directory path be removed when this process ends
 // (Options.DieWithProcess), even by SIGKILL; release ends that.
-func (s *Shell) WatchDir(path string) (release func(), err error) {
+func (s *Shell) watchDir(path string) (release func(), err error) {
 	if s.guardian == nil {
 		return func() {}, nil
 	}
@@ -250,21 +250,11 @@ func resolveShell(sh string) (string, error) {
 	return filepath.Abs(p)
 }
 
-// Timeouts returns the timeout a request without one gets and the largest
-// one a request may ask for (Options.DefaultTimeout, Options.MaxTimeout,
-// defaults filled in).
-func (s *Shell) Timeouts() (def, max time.Duration) { return s.opts.DefaultTimeout, s.opts.MaxTimeout }
-
 // Workspace returns the absolute workspace directory.
 func (s *Shell) Workspace() string { return s.root }
 
 // ReadOnly reports whether the workspace offers no command execution.
 func (s *Shell) ReadOnly() bool { return s.readOnly }
-
-// Sandbox returns the Confiner the Shell's commands run in, nil without
-// one. Packages that start commands their own way (jobs) use it to confine
-// them alike.
-func (s *Shell) Sandbox() Confiner { return s.opts.Sandbox }
 
 // Warnings lists limits the kernel will not enforce for this Shell (for
 // example MaxProcesses for root). They are logged at New too.
@@ -293,8 +283,9 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		res.Err = rerr
 		return res, nil
 	}
-	if refused := s.Authorize(ctx, req.Command); refused != nil {
-		return refused, nil
+	if err := s.authorize(ctx, req.Command); err != nil {
+		res.Err = err
+		return res, nil
 	}
 	res.Timeout = timeout
 	env, err := s.requestEnv(req.Env)
@@ -346,7 +337,7 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		confine:  s.confine(res),
 		launch:   s.launch(res),
 		extra:    extra,
-		watch:    s.WatchGroup,
+		watch:    s.watchGroup,
 	})
 	if err != nil {
 		stdout.discard()
@@ -362,7 +353,7 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		return nil, serr
 	}
-	s.AfterSandboxed(res)
+	s.afterSandboxed(res)
 	s.fill(res, out, stdout, stderr)
 	if record != nil {
 		s.updateCwd(res, record.read())
@@ -429,12 +420,20 @@ func (s *Shell) newResult(command string) *Result {
 
 // timeout resolves the request's timeout within the Shell's range.
 func (s *Shell) timeout(t time.Duration) (time.Duration, *RequestError) {
+	return resolveTimeout(t, s.opts.DefaultTimeout, s.opts.MaxTimeout)
+}
+
+// resolveTimeout resolves a requested timeout: zero means def; anything
+// else must be greater than zero and at most max. Every executor's
+// timeouts go through it (core.Shell.Timeout), so the message the model
+// reads is the same everywhere.
+func resolveTimeout(t, def, max time.Duration) (time.Duration, *RequestError) {
 	switch {
 	case t == 0:
-		return s.opts.DefaultTimeout, nil
-	case t < 0 || t > s.opts.MaxTimeout:
+		return def, nil
+	case t < 0 || t > max:
 		return 0, requestErr(ErrTimeoutRange, "The timeout must be greater than zero and at most %s (got %s).",
-			textfmt.FormatSeconds(s.opts.MaxTimeout), textfmt.FormatSeconds(t))
+			textfmt.FormatSeconds(max), textfmt.FormatSeconds(t))
 	}
 	return t, nil
 }

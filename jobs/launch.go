@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shellcap/shellcap/internal/core"
 	"io"
 	"os"
 	"slices"
@@ -45,10 +46,10 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 	if err := m.usable(); err != nil {
 		return startOutcome{}, err
 	}
-	if refused := m.sh.Authorize(ctx, cfg.command); refused != nil {
-		return startOutcome{refusal: refused.Text(), result: refused}, nil
+	if err := core.Of(m.sh).Admit(ctx, cfg.command); err != nil {
+		return startOutcome{refusal: err.Error(), result: &shellcap.Result{Command: cfg.command, Err: err}}, nil
 	}
-	cmd, err := m.sh.Cmd(cfg.command, cfg.dir, cfg.env)
+	cmd, err := core.Of(m.sh).Cmd(cfg.command, cfg.dir, cfg.env)
 	if err != nil {
 		var re *shellcap.RequestError
 		if errors.As(err, &re) {

@@ -3,6 +3,7 @@ package jobs
 import (
 	"errors"
 	"fmt"
+	"github.com/shellcap/shellcap/internal/core"
 	"os"
 	"path/filepath"
 	"sync"
@@ -83,8 +84,8 @@ func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
 		return nil, errors.New("jobs: New needs a Shell")
 	}
 	o := opts
-	if o.Sandbox == nil && sh.Sandbox() != nil {
-		cfg, ok := sandbox.ConfigOf(sh.Sandbox())
+	if c := core.Of(sh).Confiner; o.Sandbox == nil && c != nil {
+		cfg, ok := sandbox.ConfigOf(c.(shellcap.Confiner))
 		if !ok {
 			return nil, errors.New("jobs: the Shell's Sandbox is not a sandbox.Confiner, so jobs cannot be confined alike: set Options.Sandbox")
 		}

@@ -1,6 +1,10 @@
 package mcpserver
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/shellcap/shellcap/internal/core"
+)
 
 // Tool names. They and their argument names are a public contract.
 const (
@@ -57,7 +61,8 @@ Limits: long output keeps its end (errors and exit codes are there) and the comp
 
 // runCommandSchema states the timeout range of the Shell.
 func (s *Server) runCommandSchema() map[string]any {
-	def, max := s.opts.Shell.Timeouts()
+	st := core.Of(s.opts.Shell).Settings
+	def, max := st.DefaultTimeout, st.MaxTimeout
 	return map[string]any{
 		"type": "object",
 		"properties": map[string]any{

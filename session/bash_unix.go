@@ -5,6 +5,7 @@ package session
 import (
 	"context"
 	"errors"
+	"github.com/shellcap/shellcap/internal/core"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,7 +51,7 @@ type bash struct {
 //
 // cmdFile becomes the shell's descriptor 4, sharing its file offset.
 func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*bash, error) {
-	probe, err := sh.Cmd(":", "", env)
+	probe, err := core.Of(sh).Cmd(":", "", env)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +61,7 @@ func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*ba
 			return nil, errors.New("session: bash is required: " + err.Error())
 		}
 	}
-	cmd, err := sh.Cmd("exec "+shellQuote(bashPath)+" --norc --noprofile --noediting +o history -i", "", env)
+	cmd, err := core.Of(sh).Cmd("exec "+shellQuote(bashPath)+" --norc --noprofile --noediting +o history -i", "", env)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +108,8 @@ func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*ba
 	cmd.Stdout = child(outW, "session-stdout")
 	cmd.Stderr = child(errW, "session-stderr")
 	cmd.ExtraFiles = []*os.File{child(statusW, "session-status"), cmdFile} // fds 3 and 4
-	p, enf, startErr := sh.Start(cmd)
+	p, e, startErr := core.Of(sh).Start(cmd)
+	enf, _ := e.(*shellcap.Enforcement)
 	// The child has its copies; close ours (os.File owns them now).
 	for _, f := range []*os.File{cmd.Stdin.(*os.File), cmd.Stdout.(*os.File), cmd.Stderr.(*os.File), cmd.ExtraFiles[0]} {
 		_ = f.Close()
@@ -120,7 +122,7 @@ func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*ba
 		return fail(&shellcap.StartError{Err: startErr})
 	}
 	b.proc, b.pid, b.sandbox = p, p.Pid, enf
-	if b.release, err = sh.WatchGroup(p.Pid); err != nil {
+	if b.release, err = core.Of(sh).WatchGroup(p.Pid); err != nil {
 		// Fail closed: a shell that would outlive us does not run.
 		_ = proc.SignalGroup(p.Pid, syscall.SIGKILL)
 		_, _ = p.Wait()

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/shellcap/shellcap/internal/core"
 	"io"
 	"os"
 	"path/filepath"
@@ -70,7 +71,7 @@ func New(ctx context.Context, sh *shellcap.Shell, opts Options) (*Session, error
 		return nil, err
 	}
 	s := &Session{sh: sh, opts: opts.resolve(), root: sh.Workspace(), dir: dir, cmdFile: f}
-	if s.releaseDir, err = sh.WatchDir(dir); err != nil {
+	if s.releaseDir, err = core.Of(sh).WatchDir(dir); err != nil {
 		_ = f.Close()
 		_ = os.RemoveAll(dir)
 		return nil, err
@@ -95,8 +96,8 @@ func New(ctx context.Context, sh *shellcap.Shell, opts Options) (*Session, error
 // Options.InterruptGrace are killed; a shell that still does not answer is
 // restarted with its directory and exported variables.
 func (s *Session) Run(ctx context.Context, req Request) (*Result, error) {
-	if refused := s.sh.Authorize(ctx, req.Command); refused != nil {
-		return &Result{Result: *refused, maxChars: s.opts.MaxOutputChars}, nil
+	if err := core.Of(s.sh).Admit(ctx, req.Command); err != nil {
+		return &Result{Result: shellcap.Result{Command: req.Command, Err: err}, maxChars: s.opts.MaxOutputChars}, nil
 	}
 	return s.run(ctx, req)
 }
@@ -153,10 +154,18 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	if s.opts.Confine {
 		root = s.root
 	}
-	if err := s.sh.BeforeSandboxedStep(); err != nil {
+	if err := core.Of(s.sh).BeforeStep(); err != nil {
 		return nil, err
 	}
-	defer s.sh.AfterSandboxed(&res.Result)
+	defer func() {
+		moved, notes := core.Of(s.sh).AfterStep()
+		if len(moved) > 0 && res.Sandbox != nil {
+			e := *res.Sandbox
+			e.Quarantined = moved
+			res.Sandbox = &e
+		}
+		res.Notes = append(res.Notes, notes...)
+	}()
 	why := shellDied
 	var rec record
 	if err := s.b.send(stepLine(id, root, req.Command, mayChangeExports(req.Command))); err == nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/shellcap/shellcap/internal/core"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -233,7 +234,7 @@ func libraryOptions(eff *config.File) (shellcap.Options, error) {
 // jobOptions are the job Manager's options for sh: its jobs run in the
 // Shell's own sandbox, or in none when the Shell has none to give.
 func jobOptions(sh *shellcap.Shell) jobs.Options {
-	if _, ok := sh.Sandbox().(unconfined); ok {
+	if _, ok := core.Of(sh).Confiner.(unconfined); ok {
 		return jobs.Options{Sandbox: &unconfinedJobs}
 	}
 	return jobs.Options{}
