@@ -64,24 +64,20 @@ type Result struct {
 	// model can fix (a *RequestError); Text is then its message.
 	Err error `json:"-"`
 
-	maxChars    int  // Options.MaxOutputChars as resolved; <= 0: no cap
-	headAndTail bool // Options.HeadAndTail
+	// TextLimit caps Text at this many Unicode code points; zero or less
+	// means no cap. HeadAndTail makes Text keep both ends of an over-long
+	// text instead of its end. Every executor sets them from its settings
+	// (Options.MaxOutputChars, Options.HeadAndTail).
+	TextLimit   int  `json:"-"`
+	HeadAndTail bool `json:"-"`
 }
 
 // Text returns exactly what a model should read: the labelled output, the
 // exit code when it is not zero, timeout and limit notices, then notes, all
-// within Options.MaxOutputChars (the beginning is dropped first, so the
-// trailing notices survive).
+// within TextLimit (the beginning is dropped first, so the trailing
+// notices survive). It is a pure function of the exported fields.
 func (r *Result) Text() string {
 	return r.cap(r.fullText())
-}
-
-// SetTextLimit sets the cap Text applies: at most maxChars code points
-// (zero or less: no cap), keeping the end, or both ends with headAndTail.
-// Shell.Run sets it from Options; executors that build Results themselves
-// (containers, sessions) use it so that their text reads the same.
-func (r *Result) SetTextLimit(maxChars int, headAndTail bool) {
-	r.maxChars, r.headAndTail = maxChars, headAndTail
 }
 
 // fullText renders the text before the character cap.
@@ -132,15 +128,15 @@ func (r *Result) writeNotes(b *strings.Builder) {
 
 // cap applies the character cap.
 func (r *Result) cap(s string) string {
-	if r.headAndTail {
-		return textfmt.TruncateHeadTail(s, r.maxChars)
+	if r.HeadAndTail {
+		return textfmt.TruncateHeadTail(s, r.TextLimit)
 	}
-	return textfmt.TruncateTail(s, r.maxChars)
+	return textfmt.TruncateTail(s, r.TextLimit)
 }
 
 // textTruncated reports whether Text drops characters.
 func (r *Result) textTruncated() bool {
-	return r.maxChars > 0 && utf8.RuneCountInString(r.fullText()) > r.maxChars
+	return r.TextLimit > 0 && utf8.RuneCountInString(r.fullText()) > r.TextLimit
 }
 
 // resultJSON is the wire form of Result.

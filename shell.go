@@ -413,8 +413,8 @@ func (s *Shell) newResult(command string) *Result {
 	return &Result{
 		Command:     command,
 		Cwd:         s.root,
-		maxChars:    s.opts.MaxOutputChars,
-		headAndTail: s.opts.HeadAndTail,
+		TextLimit:   s.opts.MaxOutputChars,
+		HeadAndTail: s.opts.HeadAndTail,
 	}
 }
 

@@ -229,7 +229,7 @@ func (e *Executor) fill(res *shellcap.Result, out *outcome) {
 	if e.opts.MaxOutputChars > 0 && utf8.RuneCountInString(res.Text()) > e.opts.MaxOutputChars {
 		res.Truncated = true
 	}
-	res.SetTextLimit(e.opts.MaxOutputChars, e.opts.HeadAndTail)
+	res.TextLimit, res.HeadAndTail = e.opts.MaxOutputChars, e.opts.HeadAndTail
 }
 
 func (e *Executor) text(b *capture.Buffer) string {
