@@ -81,7 +81,7 @@ func (e *PolicyError) Unwrap() error { return e.Kind }
 func (s *Shell) authorizePolicy(ctx context.Context, command string) *PolicyError {
 	d := s.decisions.check(s.policy, command)
 	switch {
-	case d.Verdict == policy.Deny:
+	case d.Verdict != policy.Allow && d.Verdict != policy.Ask: // Deny, or an invalid verdict
 		return &PolicyError{Kind: ErrDenied, Decision: d, Msg: d.Reason}
 	case d.Verdict == policy.Allow && s.opts.ApprovalMode != ApproveAll:
 		return nil

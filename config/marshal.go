@@ -145,7 +145,7 @@ func (f *File) defaultValue(key string) any {
 		if len(f.Policy.AllowedCommands) > 0 {
 			return []string{}
 		}
-		return policy.DefaultDeniedCommands
+		return policy.DefaultDeniedCommands()
 	case "policy.allow_patterns":
 		return nil // an empty list would deny everything
 	case "server.probe_tools":

@@ -101,7 +101,7 @@ var tightenRules = map[string]tightenRule{
 		}
 		return union(func(b *File) []string {
 			if b.Policy.DeniedCommands == nil {
-				return policy.DefaultDeniedCommands
+				return policy.DefaultDeniedCommands()
 			}
 			return b.Policy.DeniedCommands
 		})(base, u, out, fd)

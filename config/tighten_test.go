@@ -96,8 +96,8 @@ func TestTighten(t *testing.T) {
 		{"", "server: {probe_tools: [evil]}", "server.probe_tools", false, ""},
 		{"", "server: {probe_tools: [git]}", "server.probe_tools", true, "[git]"},
 		// Lists that deny: merged into the base's, never replacing it.
-		{"", "policy: {denied_commands: []}", "policy.denied_commands", false, "[" + strings.Join(policy.DefaultDeniedCommands, ", ") + "]"},
-		{"", "policy: {denied_commands: [curl]}", "policy.denied_commands", true, "[" + strings.Join(policy.DefaultDeniedCommands, ", ") + ", curl]"},
+		{"", "policy: {denied_commands: []}", "policy.denied_commands", false, "[" + strings.Join(policy.DefaultDeniedCommands(), ", ") + "]"},
+		{"", "policy: {denied_commands: [curl]}", "policy.denied_commands", true, "[" + strings.Join(policy.DefaultDeniedCommands(), ", ") + ", curl]"},
 		{"policy: {denied_commands: []}", "policy: {denied_commands: [curl]}", "policy.denied_commands", true, "[curl]"},
 		{"policy: {allowed_commands: [git]}", "policy: {denied_commands: [curl]}", "policy.denied_commands", false, ""},
 		{"policy: {denied_operators: ['>']}", "policy: {denied_operators: ['|']}", "policy.denied_operators", true, "['>', '|']"},
@@ -182,7 +182,7 @@ server: {addr: "0.0.0.0:1", token: aaaaaaaaaaaaaaaaaaaa, allowed_origins: ["http
 		t.Errorf("options loosened: %+v", o)
 	}
 	r := o.Policy
-	if r.AllowInteractive || len(r.AllowedCommands) != 0 || !reflect.DeepEqual(r.DeniedCommands, policy.DefaultDeniedCommands) {
+	if r.AllowInteractive || len(r.AllowedCommands) != 0 || !reflect.DeepEqual(r.DeniedCommands, policy.DefaultDeniedCommands()) {
 		t.Errorf("policy loosened: %+v", r)
 	}
 	if eff.Sandbox != nil || eff.SandboxNetwork != nil || eff.SandboxReadEverything != nil || eff.Server.Addr != nil || eff.Server.Token != nil || eff.Server.AllowedOrigins != nil {

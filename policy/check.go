@@ -289,13 +289,14 @@ func (c *checker) decide() Decision {
 	for i := range c.found {
 		f := &c.found[i]
 		switch f.d.Verdict {
-		case Deny:
-			if deny == nil || f.off < deny.off {
-				deny = f
-			}
+		case Allow:
 		case Ask:
 			if ask == nil || f.off < ask.off {
 				ask = f
+			}
+		default: // Deny, and any invalid verdict: fail closed
+			if deny == nil || f.off < deny.off {
+				deny = f
 			}
 		}
 	}

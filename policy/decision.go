@@ -8,17 +8,23 @@ import (
 	"unicode/utf8"
 )
 
-// Verdict is the outcome of a policy check.
+// Verdict is the outcome of a policy check. The zero Verdict is invalid:
+// a Decision nobody filled in must never let a command run, so every
+// consumer here treats the zero value, and any value other than Allow and
+// Ask, as Deny.
 type Verdict int
 
 const (
 	// Allow means the command may run.
-	Allow Verdict = iota
+	Allow Verdict = iota + 1
 	// Ask means the command may run only if a person (or an approval hook) says so.
 	Ask
 	// Deny means the command must not run.
 	Deny
 )
+
+// Valid reports whether v is Allow, Ask or Deny.
+func (v Verdict) Valid() bool { return v >= Allow && v <= Deny }
 
 // String returns "allow", "ask" or "deny".
 func (v Verdict) String() string {
@@ -35,7 +41,7 @@ func (v Verdict) String() string {
 
 // MarshalText encodes the verdict as "allow", "ask" or "deny".
 func (v Verdict) MarshalText() ([]byte, error) {
-	if v < Allow || v > Deny {
+	if !v.Valid() {
 		return nil, fmt.Errorf("policy: invalid verdict %d", int(v))
 	}
 	return []byte(v.String()), nil

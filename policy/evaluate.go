@@ -100,6 +100,10 @@ func (c *checker) judge(cl *call) {
 			if d.Pos == (Pos{}) {
 				d.Pos = pos
 			}
+			if !d.Verdict.Valid() {
+				d.Reason = fmt.Sprintf("The custom rule returned an invalid verdict (%d), so the command is denied. %s", int(d.Verdict), d.Reason)
+				d.Verdict = Deny
+			}
 			if d.Verdict == Allow {
 				c.custom = true
 				return

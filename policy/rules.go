@@ -104,8 +104,9 @@ type Rules struct {
 	Environment map[string]string
 }
 
-// DefaultDeniedCommands is the deny list used when Rules.DeniedCommands is
-// nil and no allow list is set:
+// DefaultDeniedCommands returns, as a fresh slice the caller may change,
+// the deny list used when Rules.DeniedCommands is nil and no allow list is
+// set:
 //
 //	rm rmdir unlink shred         delete files
 //	mkfs dd format                erase disks and file systems (mkfs.ext4 and the other dotted variants too)
@@ -130,7 +131,9 @@ type Rules struct {
 //	truncate onto one, blkdiscard, sgdisk, wipefs     counts as dd (or mkfs)
 //
 // (each counts only when the program it stands for is on the list).
-var DefaultDeniedCommands = []string{"rm", "rmdir", "unlink", "shred", "mkfs", "dd", "format", "shutdown", "reboot", "halt", "poweroff", "init"}
+func DefaultDeniedCommands() []string {
+	return []string{"rm", "rmdir", "unlink", "shred", "mkfs", "dd", "format", "shutdown", "reboot", "halt", "poweroff", "init"}
+}
 
 // ErrInvalidRules is wrapped by every error New and ParseRules return for a
 // bad configuration.
@@ -180,7 +183,7 @@ func New(r Rules) (*Policy, error) {
 	} else {
 		denied := r.DeniedCommands
 		if denied == nil {
-			denied = DefaultDeniedCommands
+			denied = DefaultDeniedCommands()
 		}
 		if len(denied) > 0 {
 			if p.denied, err = nameSet("DeniedCommands", denied); err != nil {
