@@ -12,7 +12,10 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/container"
+	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/policy"
+	"github.com/shellcap/shellcap/session"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -65,6 +68,34 @@ var keyCases = []keyCase{
 	{"sandbox_tmp_size", "512MiB", "512MiB", int64(512 << 20)},
 	{"sandbox_proxy_max_conns", "64", "64", 64},
 	{"sandbox_proxy_idle_timeout", "2m", "2m", 2 * time.Minute},
+	{"die_with_process", "true", "true", true},
+	{"executor", "container", "container", "container"},
+	{"session.start_in_root", "true", "true", true},
+	{"session.default_timeout", "5s", "5s", 5 * time.Second},
+	{"session.max_timeout", "1m", "1m", time.Minute},
+	{"session.interrupt_grace", "500ms", "500ms", 500 * time.Millisecond},
+	{"session.max_output_bytes", "1MiB", "1MiB", int64(1 << 20)},
+	{"session.max_output_chars", "2000", "2000", 2000},
+	{"session.keep_ansi", "true", "true", true},
+	{"jobs.max_jobs", "4", "4", 4},
+	{"jobs.retention", "2h", "2h", 2 * time.Hour},
+	{"jobs.kill_grace", "300ms", "300ms", 300 * time.Millisecond},
+	{"jobs.max_log_bytes", "1MiB", "1MiB", int64(1 << 20)},
+	{"jobs.max_output_chars", "3000", "3000", 3000},
+	{"jobs.keep_ansi", "true", "true", true},
+	{"jobs.key_dir", "/var/lib/shellcap", "/var/lib/shellcap", "/var/lib/shellcap"},
+	{"container.image", "docker.io/library/alpine:3", "docker.io/library/alpine:3", "docker.io/library/alpine:3"},
+	{"container.rootfs", "/srv/rootfs", "/srv/rootfs", "/srv/rootfs"},
+	{"container.runtime", "docker", "docker", "docker"},
+	{"container.mode", "persistent", "persistent", "persistent"},
+	{"container.writable_workspace", "true", "true", true},
+	{"container.shell", "/bin/bash", "/bin/bash", "/bin/bash"},
+	{"container.memory", "1GiB", "1GiB", int64(1 << 30)},
+	{"container.pids", "128", "128", 128},
+	{"container.tmpfs_size", "32MiB", "32MiB", int64(32 << 20)},
+	{"container.nofile", "512", "512", 512},
+	{"container.nproc", "128", "128", 128},
+	{"container.engine_timeout", "30s", "30s", 30 * time.Second},
 	{"server.addr", `":7777"`, ":7777", ":7777"},
 	{"server.token", "s3cret", "s3cret", "s3cret"},
 	{"server.allowed_origins", `["http://localhost:3000"]`, "http://localhost:3000", []string{"http://localhost:3000"}},
@@ -75,6 +106,7 @@ var keyCases = []keyCase{
 	{"server.token_file", "/run/secrets/shellcap", "/run/secrets/shellcap", "/run/secrets/shellcap"},
 	{"server.probe_tools", "[git, make]", "git,make", []string{"git", "make"}},
 	{"server.probe_timeout", "2s", "2s", 2 * time.Second},
+	{"server.foreground_timeout", "20s", "20s", 20 * time.Second},
 }
 
 // yamlFor writes one key, nested under its section.
@@ -522,6 +554,7 @@ func TestOptions(t *testing.T) {
 		DeniedEnvPatterns: append(append([]string{}, shellcap.LLMAPIKeyEnvPatterns...), "*_PRIVATE_KEY"),
 		PersistCwd:        true,
 		ApprovalMode:      shellcap.ApproveAsk,
+		DieWithProcess:    true,
 		Policy: policy.Rules{
 			AllowedCommands: []string{},
 			DeniedCommands:  []string{"rm", "dd", "mkfs", "shutdown", "reboot", "sudo"},
@@ -560,6 +593,44 @@ func TestOptions(t *testing.T) {
 	_, err = (&File{Tools: []string{"nope"}}).Options()
 	if want := `config: tools[0]: "nope": unknown tool`; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("Options() of a bad File = %v, want %s", err, want)
+	}
+}
+
+// TestExecutorOptions checks the session, job and container options of the
+// full example, and that an empty File leaves them zero (so they inherit
+// the Shell's settings).
+func TestExecutorOptions(t *testing.T) {
+	f, err := Load("testdata/full.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSession := session.Options{DefaultTimeout: 30 * time.Second, MaxTimeout: 10 * time.Minute, InterruptGrace: 2 * time.Second,
+		MaxOutputBytes: 64 << 20, MaxOutputChars: 50000}
+	if got := f.SessionOptions(); !reflect.DeepEqual(got, wantSession) {
+		t.Errorf("SessionOptions() = %+v, want %+v", got, wantSession)
+	}
+	wantJobs := jobs.Options{MaxJobs: 32, Retention: 24 * time.Hour, KillGrace: 2 * time.Second, MaxLogBytes: 8 << 20,
+		MaxOutputChars: 50000, KeyDir: "/var/lib/shellcap/state"}
+	if got := f.JobOptions(); !reflect.DeepEqual(got, wantJobs) {
+		t.Errorf("JobOptions() = %+v, want %+v", got, wantJobs)
+	}
+	wantContainer := container.Options{Engine: "podman", Image: "docker.io/library/alpine:3", Shell: "/bin/sh", Memory: 512 << 20,
+		Pids: 256, TmpfsSize: 64 << 20, NoFile: 1024, NProc: 256, EngineTimeout: time.Minute,
+		Env: map[string]string{"CI": "1", "GOFLAGS": "-mod=mod"}}
+	if got := f.ContainerOptions(); !reflect.DeepEqual(got, wantContainer) {
+		t.Errorf("ContainerOptions() = %+v, want %+v", got, wantContainer)
+	}
+	if f.UsesContainer() {
+		t.Error("executor: host uses the container")
+	}
+	persistent := &File{Executor: new("container"), Container: Container{Mode: new("persistent")}}
+	if !persistent.UsesContainer() || persistent.ContainerOptions().Mode != container.Persistent {
+		t.Errorf("executor container, mode persistent: %+v", persistent.ContainerOptions())
+	}
+	empty := &File{}
+	if !reflect.DeepEqual(empty.SessionOptions(), session.Options{}) || !reflect.DeepEqual(empty.JobOptions(), jobs.Options{}) ||
+		!reflect.DeepEqual(empty.ContainerOptions(), container.Options{}) {
+		t.Errorf("an empty File sets executor options: %+v %+v %+v", empty.SessionOptions(), empty.JobOptions(), empty.ContainerOptions())
 	}
 }
 

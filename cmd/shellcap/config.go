@@ -69,7 +69,7 @@ refused are listed at the end. Secrets are redacted.`,
 			return err
 		},
 	}
-	of.register(cmd.Flags())
+	of.register(cmd.Flags(), config.Serve)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the configuration as JSON")
 	return cmd
 }
