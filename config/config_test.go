@@ -87,6 +87,7 @@ var keyCases = []keyCase{
 	{"container.image", "docker.io/library/alpine:3", "docker.io/library/alpine:3", "docker.io/library/alpine:3"},
 	{"container.rootfs", "/srv/rootfs", "/srv/rootfs", "/srv/rootfs"},
 	{"container.runtime", "docker", "docker", "docker"},
+	{"container.engine_args", "[--runtime, runc]", "--runtime,runc", []string{"--runtime", "runc"}},
 	{"container.mode", "persistent", "persistent", "persistent"},
 	{"container.writable_workspace", "true", "true", true},
 	{"container.shell", "/bin/bash", "/bin/bash", "/bin/bash"},
@@ -614,7 +615,7 @@ func TestExecutorOptions(t *testing.T) {
 	if got := f.JobOptions(); !reflect.DeepEqual(got, wantJobs) {
 		t.Errorf("JobOptions() = %+v, want %+v", got, wantJobs)
 	}
-	wantContainer := container.Options{Engine: "podman", Image: "docker.io/library/alpine:3", Shell: "/bin/sh", Memory: 512 << 20,
+	wantContainer := container.Options{Engine: "podman", EngineArgs: []string{"--cgroup-manager=cgroupfs"}, Image: "docker.io/library/alpine:3", Shell: "/bin/sh", Memory: 512 << 20,
 		Pids: 256, TmpfsSize: 64 << 20, NoFile: 1024, NProc: 256, EngineTimeout: time.Minute,
 		Env: map[string]string{"CI": "1", "GOFLAGS": "-mod=mod"}}
 	if got := f.ContainerOptions(); !reflect.DeepEqual(got, wantContainer) {

@@ -110,6 +110,7 @@
 //   - Refused whatever the value: workspace, shell, env (added variables
 //     change what runs), head_and_tail, persist_cwd, executor,
 //     session.start_in_root, jobs.key_dir, container.image,
+//     container.engine_args,
 //     container.rootfs, container.runtime, container.shell, server.addr,
 //     server.token, server.token_file, server.foreground_timeout.
 //

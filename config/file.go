@@ -169,6 +169,9 @@ type Container struct {
 	// Runtime is container.Options.Engine: "podman", "docker" or the path
 	// of one of them.
 	Runtime *string `yaml:"runtime"`
+	// EngineArgs is container.Options.EngineArgs: global engine options
+	// put before the subcommand, such as ["--runtime", "runc"].
+	EngineArgs []string `yaml:"engine_args"`
 	// Mode is container.Options.Mode: "stateless" or "persistent".
 	Mode *string `yaml:"mode"`
 	// WritableWorkspace is container.Options.WritableWorkspace.

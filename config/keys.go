@@ -135,6 +135,7 @@ var keyDocs = map[string]keyDoc{
 	"container.image":              {flag: "image", field: "container.Options.Image", usage: "image the container executor runs (or --rootfs)"},
 	"container.rootfs":             {flag: "rootfs", field: "container.Options.RootFS", usage: "unpacked root filesystem the container executor runs (podman only; or --image)"},
 	"container.runtime":            {flag: "runtime", field: "container.Options.Engine", def: "podman from PATH, else docker", usage: "container engine: podman, docker, or the absolute path of one"},
+	"container.engine_args":        {flag: "container-engine-args", field: "container.Options.EngineArgs", usage: "global options of the container engine, before its subcommand (e.g. --runtime,runc)"},
 	"container.mode":               {flag: "container-mode", field: "container.Options.Mode", def: "stateless", usage: "stateless (a fresh container per command) or persistent (one container for the server's life)"},
 	"container.writable_workspace": {flag: "container-writable-workspace", field: "container.Options.WritableWorkspace", usage: "mount the workspace read-write in the container (default read-only)"},
 	"container.shell":              {flag: "container-shell", field: "container.Options.Shell", def: "/bin/sh", usage: "shell that runs commands inside the container"},

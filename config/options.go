@@ -96,6 +96,7 @@ func (f *File) ContainerOptions() container.Options {
 	}
 	return container.Options{
 		Engine:            deref(c.Runtime),
+		EngineArgs:        clone(c.EngineArgs),
 		Image:             deref(c.Image),
 		RootFS:            deref(c.RootFS),
 		Mode:              mode,

@@ -143,6 +143,7 @@ var tightenRules = map[string]tightenRule{
 	"container.image":              refuse("a workspace file cannot choose the image commands run in"),
 	"container.rootfs":             refuse("a workspace file cannot choose the root filesystem commands run in"),
 	"container.runtime":            refuse("a workspace file cannot choose the program that runs containers"),
+	"container.engine_args":        refuse("a workspace file cannot choose how the container engine runs"),
 	"container.mode":               ordered(func(f *File) any { return effectiveMode(f) }, "persistent", "stateless"),
 	"container.writable_workspace": onlyBool(false, false),
 	"container.shell":              refuse("a workspace file cannot choose the program that runs commands"),

@@ -17,7 +17,7 @@ func newConfigCmd() *cobra.Command {
 		Use:   "config",
 		Short: "Inspect the configuration and trust workspace configuration files",
 	}
-	cmd.AddCommand(newConfigPrintCmd(), newConfigTrustCmd(), newConfigUntrustCmd())
+	cmd.AddCommand(newConfigPrintCmd(), newConfigTrustCmd(), newConfigUntrustCmd(), newConfigTableCmd())
 	return cmd
 }
 

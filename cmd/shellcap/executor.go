@@ -69,3 +69,33 @@ func executorNote(x *container.Executor, eff *config.File) string {
 	return fmt.Sprintf("run_command runs commands in a container (%s, with %s): no network, the workspace mounted %s at %s, %s. No other tool is offered.",
 		what, x.Engine(), ws, container.WorkspaceMount, mode)
 }
+
+// notConfigurable lists the library options no configuration key sets,
+// each with the reason. TestEveryLibraryOptionHasAKey checks that every
+// field of the options structs the CLI fills is either a key's
+// (config.Key.Field) or listed here.
+var notConfigurable = map[string]string{
+	"shellcap.Options.Approve":         "a function: the CLI asks the MCP client (elicitation) or nobody",
+	"shellcap.Options.Logger":          "the CLI's logger (--log-level)",
+	"session.Options.Env":              "sessions take the Shell's environment (the env key); a second list would only repeat it",
+	"jobs.Options.Sandbox":             "follows the Shell's sandbox (the sandbox keys), so jobs are never less confined than commands",
+	"container.Options.ExtraArgs":      "raw `run` arguments: for a program that builds container.Options in code",
+	"container.Options.Workspace":      "the Shell's workspace (the workspace key)",
+	"container.Options.Env":            "the env key",
+	"container.Options.Authorize":      "the Shell's policy and approval (the policy keys)",
+	"container.Options.DefaultTimeout": "the Shell's (default_timeout)",
+	"container.Options.MaxTimeout":     "the Shell's (max_timeout)",
+	"container.Options.MaxOutputBytes": "the Shell's (max_output_bytes)",
+	"container.Options.MaxOutputChars": "the Shell's (max_output_chars)",
+	"container.Options.HeadAndTail":    "the Shell's (head_and_tail)",
+	"container.Options.KeepANSI":       "the Shell's (keep_ansi)",
+	"mcpserver.Options.Shell":          "built from the configuration",
+	"mcpserver.Options.Jobs":           "built from the jobs keys",
+	"mcpserver.Options.Executor":       "built from the executor and container keys",
+	"mcpserver.Options.Session":        "built from the session keys",
+	"mcpserver.Options.Instructions":   "written by the CLI from the sandbox or container in use",
+	"mcpserver.Options.Environment":    "probed by the CLI (server.probe_tools, server.probe_timeout)",
+	"mcpserver.Options.Name":           "the program's identity",
+	"mcpserver.Options.Version":        "the program's identity (shellcap version)",
+	"mcpserver.Options.Logger":         "the CLI's logger (--log-level)",
+}
