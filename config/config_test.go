@@ -287,6 +287,12 @@ func TestBadValues(t *testing.T) {
 		{`server: {probe_tools: ["git;rm"]}`, `server.probe_tools[0]: "git;rm": invalid program name`},
 		{`server: {session_idle_timeout: soon}`, `server.session_idle_timeout: "soon": invalid duration`},
 		{`server: {max_body_bytes: big}`, `server.max_body_bytes: "big": invalid size`},
+		{"executor: docker", `executor: "docker": unknown executor (want host or container)`},
+		{"container: {mode: sometimes}", `container.mode: "sometimes": unknown container mode`},
+		{"container: {runtime: lxc}", `container.runtime: "lxc": unknown container runtime`},
+		{"session: {default_timeout: soon}", `session.default_timeout: "soon": invalid duration`},
+		{"jobs: {max_jobs: many}", `jobs.max_jobs: "many": invalid integer`},
+		{"session: [1]", `session: must be a mapping`},
 		{"workspace: [a]", `workspace: must be a single value, not a list`},
 		{"shell: a\nshell: b", `shell`},
 		{"a: [", `config shellcap.yaml: yaml: `},
@@ -804,4 +810,31 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = fmt.Sprint(back)
 	})
+}
+
+// TestSet: a flag sets a key the way the environment does, lists and the
+// env map accumulate over repeated flags, and a bad value is refused with
+// Parse's message.
+func TestSet(t *testing.T) {
+	f := &File{}
+	for _, kv := range [][2]string{
+		{"session.default_timeout", "2s"}, {"jobs.max_jobs", "3"}, {"container.memory", "1GiB"},
+		{"container.writable_workspace", "true"}, {"pass_env", "A,B"}, {"pass_env", "C"}, {"env", "X=1=2"}, {"env", "Y="},
+	} {
+		if err := f.Set(kv[0], kv[1]); err != nil {
+			t.Fatalf("Set(%s, %s): %v", kv[0], kv[1], err)
+		}
+	}
+	if *f.Session.DefaultTimeout != 2*time.Second || *f.Jobs.MaxJobs != 3 || *f.Container.Memory != 1<<30 || !*f.Container.WritableWorkspace ||
+		!reflect.DeepEqual(f.PassEnv, []string{"A", "B", "C"}) || !reflect.DeepEqual(f.Env, map[string]string{"X": "1=2", "Y": ""}) {
+		t.Fatalf("Set gave %+v", f)
+	}
+	for _, kv := range [][3]string{
+		{"executor", "vm", "unknown executor"}, {"tools", "nope", "unknown tool"}, {"env", "NOVALUE", "want NAME=VALUE"},
+		{"jobs.retention", "long", "invalid duration"}, {"nope", "1", "unknown key"},
+	} {
+		if err := f.Set(kv[0], kv[1]); err == nil || !strings.Contains(err.Error(), kv[2]) {
+			t.Errorf("Set(%s, %s) = %v, want %q", kv[0], kv[1], err, kv[2])
+		}
+	}
 }

@@ -218,7 +218,7 @@ func kindOf(t reflect.Type) string {
 func defaultText(fd *field, d keyDoc) string {
 	if d.def != "" {
 		if fieldByKey(d.def) != nil {
-			return "the Shell's (" + d.def + ")"
+			return "the Shell's " + d.def
 		}
 		return d.def
 	}

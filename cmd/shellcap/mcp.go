@@ -73,10 +73,12 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 	if err != nil {
 		return nil, nil, err
 	}
-	snap, err := envprobe.Probe(context.Background(), sh, probeOptions(eff))
-	if err != nil {
-		sh.Close()
-		return nil, nil, err
+	var snap *envprobe.Snapshot
+	if !eff.UsesContainer() { // the snapshot would describe the host, not the image
+		if snap, err = envprobe.Probe(context.Background(), sh, probeOptions(eff)); err != nil {
+			sh.Close()
+			return nil, nil, err
+		}
 	}
 	m, err := jobs.New(sh, jobOptions(sh, eff))
 	if err != nil {
@@ -97,8 +99,7 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 		}
 		c.x = x
 		mo.Executor = x
-		mo.Jobs = nil        // the job tools would run on the host: see executor.go
-		mo.Environment = nil // the snapshot describes the host, not the image
+		mo.Jobs = nil // the job tools would run on the host: see executor.go
 		mo.Instructions = executorNote(x, eff)
 	}
 	srv, err := mcpserver.New(mo)
