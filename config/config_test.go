@@ -12,7 +12,10 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/container"
+	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/policy"
+	"github.com/shellcap/shellcap/session"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -65,6 +68,35 @@ var keyCases = []keyCase{
 	{"sandbox_tmp_size", "512MiB", "512MiB", int64(512 << 20)},
 	{"sandbox_proxy_max_conns", "64", "64", 64},
 	{"sandbox_proxy_idle_timeout", "2m", "2m", 2 * time.Minute},
+	{"die_with_process", "true", "true", true},
+	{"executor", "container", "container", "container"},
+	{"session.start_in_root", "true", "true", true},
+	{"session.default_timeout", "5s", "5s", 5 * time.Second},
+	{"session.max_timeout", "1m", "1m", time.Minute},
+	{"session.interrupt_grace", "500ms", "500ms", 500 * time.Millisecond},
+	{"session.max_output_bytes", "1MiB", "1MiB", int64(1 << 20)},
+	{"session.max_output_chars", "2000", "2000", 2000},
+	{"session.keep_ansi", "true", "true", true},
+	{"jobs.max_jobs", "4", "4", 4},
+	{"jobs.retention", "2h", "2h", 2 * time.Hour},
+	{"jobs.kill_grace", "300ms", "300ms", 300 * time.Millisecond},
+	{"jobs.max_log_bytes", "1MiB", "1MiB", int64(1 << 20)},
+	{"jobs.max_output_chars", "3000", "3000", 3000},
+	{"jobs.keep_ansi", "true", "true", true},
+	{"jobs.key_dir", "/var/lib/shellcap", "/var/lib/shellcap", "/var/lib/shellcap"},
+	{"container.image", "docker.io/library/alpine:3", "docker.io/library/alpine:3", "docker.io/library/alpine:3"},
+	{"container.rootfs", "/srv/rootfs", "/srv/rootfs", "/srv/rootfs"},
+	{"container.runtime", "docker", "docker", "docker"},
+	{"container.engine_args", "[--runtime, runc]", "--runtime,runc", []string{"--runtime", "runc"}},
+	{"container.mode", "persistent", "persistent", "persistent"},
+	{"container.writable_workspace", "true", "true", true},
+	{"container.shell", "/bin/bash", "/bin/bash", "/bin/bash"},
+	{"container.memory", "1GiB", "1GiB", int64(1 << 30)},
+	{"container.pids", "128", "128", 128},
+	{"container.tmpfs_size", "32MiB", "32MiB", int64(32 << 20)},
+	{"container.nofile", "512", "512", 512},
+	{"container.nproc", "128", "128", 128},
+	{"container.engine_timeout", "30s", "30s", 30 * time.Second},
 	{"server.addr", `":7777"`, ":7777", ":7777"},
 	{"server.token", "s3cret", "s3cret", "s3cret"},
 	{"server.allowed_origins", `["http://localhost:3000"]`, "http://localhost:3000", []string{"http://localhost:3000"}},
@@ -75,6 +107,7 @@ var keyCases = []keyCase{
 	{"server.token_file", "/run/secrets/shellcap", "/run/secrets/shellcap", "/run/secrets/shellcap"},
 	{"server.probe_tools", "[git, make]", "git,make", []string{"git", "make"}},
 	{"server.probe_timeout", "2s", "2s", 2 * time.Second},
+	{"server.foreground_timeout", "20s", "20s", 20 * time.Second},
 }
 
 // yamlFor writes one key, nested under its section.
@@ -254,6 +287,12 @@ func TestBadValues(t *testing.T) {
 		{`server: {probe_tools: ["git;rm"]}`, `server.probe_tools[0]: "git;rm": invalid program name`},
 		{`server: {session_idle_timeout: soon}`, `server.session_idle_timeout: "soon": invalid duration`},
 		{`server: {max_body_bytes: big}`, `server.max_body_bytes: "big": invalid size`},
+		{"executor: docker", `executor: "docker": unknown executor (want host or container)`},
+		{"container: {mode: sometimes}", `container.mode: "sometimes": unknown container mode`},
+		{"container: {runtime: lxc}", `container.runtime: "lxc": unknown container runtime`},
+		{"session: {default_timeout: soon}", `session.default_timeout: "soon": invalid duration`},
+		{"jobs: {max_jobs: many}", `jobs.max_jobs: "many": invalid integer`},
+		{"session: [1]", `session: must be a mapping`},
 		{"workspace: [a]", `workspace: must be a single value, not a list`},
 		{"shell: a\nshell: b", `shell`},
 		{"a: [", `config shellcap.yaml: yaml: `},
@@ -522,6 +561,7 @@ func TestOptions(t *testing.T) {
 		DeniedEnvPatterns: append(append([]string{}, shellcap.LLMAPIKeyEnvPatterns...), "*_PRIVATE_KEY"),
 		PersistCwd:        true,
 		ApprovalMode:      shellcap.ApproveAsk,
+		DieWithProcess:    true,
 		Policy: policy.Rules{
 			AllowedCommands: []string{},
 			DeniedCommands:  []string{"rm", "dd", "mkfs", "shutdown", "reboot", "sudo"},
@@ -560,6 +600,44 @@ func TestOptions(t *testing.T) {
 	_, err = (&File{Tools: []string{"nope"}}).Options()
 	if want := `config: tools[0]: "nope": unknown tool`; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("Options() of a bad File = %v, want %s", err, want)
+	}
+}
+
+// TestExecutorOptions checks the session, job and container options of the
+// full example, and that an empty File leaves them zero (so they inherit
+// the Shell's settings).
+func TestExecutorOptions(t *testing.T) {
+	f, err := Load("testdata/full.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSession := session.Options{DefaultTimeout: 30 * time.Second, MaxTimeout: 10 * time.Minute, InterruptGrace: 2 * time.Second,
+		MaxOutputBytes: 64 << 20, MaxOutputChars: 50000}
+	if got := f.SessionOptions(); !reflect.DeepEqual(got, wantSession) {
+		t.Errorf("SessionOptions() = %+v, want %+v", got, wantSession)
+	}
+	wantJobs := jobs.Options{MaxJobs: 32, Retention: 24 * time.Hour, KillGrace: 2 * time.Second, MaxLogBytes: 8 << 20,
+		MaxOutputChars: 50000, KeyDir: "/var/lib/shellcap/state"}
+	if got := f.JobOptions(); !reflect.DeepEqual(got, wantJobs) {
+		t.Errorf("JobOptions() = %+v, want %+v", got, wantJobs)
+	}
+	wantContainer := container.Options{Engine: "podman", EngineArgs: []string{"--cgroup-manager=cgroupfs"}, Image: "docker.io/library/alpine:3", Shell: "/bin/sh", Memory: 512 << 20,
+		Pids: 256, TmpfsSize: 64 << 20, NoFile: 1024, NProc: 256, EngineTimeout: time.Minute,
+		Env: map[string]string{"CI": "1", "GOFLAGS": "-mod=mod"}}
+	if got := f.ContainerOptions(); !reflect.DeepEqual(got, wantContainer) {
+		t.Errorf("ContainerOptions() = %+v, want %+v", got, wantContainer)
+	}
+	if f.UsesContainer() {
+		t.Error("executor: host uses the container")
+	}
+	persistent := &File{Executor: new("container"), Container: Container{Mode: new("persistent")}}
+	if !persistent.UsesContainer() || persistent.ContainerOptions().Mode != container.Persistent {
+		t.Errorf("executor container, mode persistent: %+v", persistent.ContainerOptions())
+	}
+	empty := &File{}
+	if !reflect.DeepEqual(empty.SessionOptions(), session.Options{}) || !reflect.DeepEqual(empty.JobOptions(), jobs.Options{}) ||
+		!reflect.DeepEqual(empty.ContainerOptions(), container.Options{}) {
+		t.Errorf("an empty File sets executor options: %+v %+v %+v", empty.SessionOptions(), empty.JobOptions(), empty.ContainerOptions())
 	}
 }
 
@@ -732,4 +810,31 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = fmt.Sprint(back)
 	})
+}
+
+// TestSet: a flag sets a key the way the environment does, lists and the
+// env map accumulate over repeated flags, and a bad value is refused with
+// Parse's message.
+func TestSet(t *testing.T) {
+	f := &File{}
+	for _, kv := range [][2]string{
+		{"session.default_timeout", "2s"}, {"jobs.max_jobs", "3"}, {"container.memory", "1GiB"},
+		{"container.writable_workspace", "true"}, {"pass_env", "A,B"}, {"pass_env", "C"}, {"env", "X=1=2"}, {"env", "Y="},
+	} {
+		if err := f.Set(kv[0], kv[1]); err != nil {
+			t.Fatalf("Set(%s, %s): %v", kv[0], kv[1], err)
+		}
+	}
+	if *f.Session.DefaultTimeout != 2*time.Second || *f.Jobs.MaxJobs != 3 || *f.Container.Memory != 1<<30 || !*f.Container.WritableWorkspace ||
+		!reflect.DeepEqual(f.PassEnv, []string{"A", "B", "C"}) || !reflect.DeepEqual(f.Env, map[string]string{"X": "1=2", "Y": ""}) {
+		t.Fatalf("Set gave %+v", f)
+	}
+	for _, kv := range [][3]string{
+		{"executor", "vm", "unknown executor"}, {"tools", "nope", "unknown tool"}, {"env", "NOVALUE", "want NAME=VALUE"},
+		{"jobs.retention", "long", "invalid duration"}, {"nope", "1", "unknown key"},
+	} {
+		if err := f.Set(kv[0], kv[1]); err == nil || !strings.Contains(err.Error(), kv[2]) {
+			t.Errorf("Set(%s, %s) = %v, want %q", kv[0], kv[1], err, kv[2])
+		}
+	}
 }

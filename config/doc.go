@@ -22,8 +22,10 @@
 //	}
 //	sh, err := shellcap.New(opts)
 //
-// testdata/full.yaml documents every key. Keys are snake_case and nest
-// under policy: and server:; durations are Go durations ("30s"), sizes
+// testdata/full.yaml documents every key, and [Keys] lists them with
+// their flags, variables and library options (the README's table is
+// generated from it). Keys are snake_case and nest under policy:,
+// session:, jobs:, container: and server:; durations are Go durations ("30s"), sizes
 // are byte counts or "64MiB" (see [ParseSize]). A null value leaves a key
 // unset. An unknown key, a value of the wrong kind or one that cannot be
 // right on its own (a bad duration, an unknown tool, an invalid regular
@@ -66,17 +68,27 @@
 // layers (the value they set, else the default); a key not listed is
 // refused:
 //
-//   - read_only, disable_output_files, policy.approval: true only.
+//   - read_only, disable_output_files, policy.approval, die_with_process:
+//     true only.
 //   - keep_ansi, acknowledge_unsafe, sandbox_read_everything,
-//     policy.allow_interactive: false only.
+//     policy.allow_interactive, session.keep_ansi, jobs.keep_ansi,
+//     container.writable_workspace: false only.
 //   - default_timeout, max_timeout, kill_grace, output_retention,
 //     sandbox_proxy_idle_timeout, server.session_idle_timeout,
-//     server.probe_timeout: a positive duration no longer than the
-//     effective one.
+//     server.probe_timeout, jobs.retention, container.engine_timeout: a
+//     positive duration no longer than the effective one.
+//   - session.default_timeout, session.max_timeout,
+//     session.interrupt_grace, jobs.kill_grace: the same, where the
+//     effective value of an unset key is the Shell's (default_timeout,
+//     max_timeout, kill_grace).
 //   - max_output_bytes, max_output_chars, sandbox_process_limit,
-//     sandbox_tmp_size, sandbox_proxy_max_conns, server.max_body_bytes: a
-//     positive cap no higher than the effective one (zero means the
-//     default, a negative value no cap).
+//     sandbox_tmp_size, sandbox_proxy_max_conns, server.max_body_bytes,
+//     jobs.max_jobs, jobs.max_log_bytes, container.memory, container.pids,
+//     container.tmpfs_size, container.nofile, container.nproc: a positive
+//     cap no higher than the effective one (zero means the default, a
+//     negative value no cap). session.max_output_bytes,
+//     session.max_output_chars and jobs.max_output_chars likewise, with
+//     the Shell's cap as the effective value of an unset key.
 //   - max_file_bytes, memory_limit, cpu_time, max_processes: a positive
 //     limit no higher than the effective one (zero means no limit).
 //   - policy.denied_commands, policy.denied_operators, policy.deny_patterns,
@@ -91,12 +103,16 @@
 //     list only denies more), else a subset.
 //   - approval_mode: none < ask < all; sandbox: full-access <
 //     workspace-write (the default) < read-only; sandbox_network: full <
-//     allowlist < none. At or above the effective value.
+//     allowlist < none; container.mode: persistent < stateless. At or
+//     above the effective value.
 //   - server.max_sessions (with the session cap): a positive value no
 //     higher than one the user set; server.share_jobs: false only.
 //   - Refused whatever the value: workspace, shell, env (added variables
-//     change what runs), head_and_tail, persist_cwd, server.addr,
-//     server.token, server.token_file.
+//     change what runs), head_and_tail, persist_cwd, executor,
+//     session.start_in_root, jobs.key_dir, container.image,
+//     container.engine_args,
+//     container.rootfs, container.runtime, container.shell, server.addr,
+//     server.token, server.token_file, server.foreground_timeout.
 //
 // # Security
 //

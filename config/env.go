@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -149,4 +150,56 @@ func envList(val string) ([]string, error) {
 		}
 	}
 	return list, nil
+}
+
+// Set sets key in f from text the way a command-line flag gives it: a
+// scalar is parsed as in the environment (strconv.ParseBool's booleans),
+// a list gets the comma-separated entries of text appended, and the env
+// map gets the entry NAME=VALUE. The value is checked as Parse checks it.
+// The CLI's flags call it; an error names neither the key nor the flag
+// (the caller does).
+func (f *File) Set(key, text string) error {
+	fd := fieldByKey(key)
+	if fd == nil {
+		return fmt.Errorf("unknown key %s", key)
+	}
+	dst := fd.value(f)
+	switch fd.typ {
+	case mapType:
+		name, val, ok := strings.Cut(text, "=")
+		if !ok || name == "" {
+			return fmt.Errorf("%q: want NAME=VALUE", text)
+		}
+		if dst.IsNil() {
+			dst.Set(reflect.ValueOf(map[string]string{}))
+		}
+		dst.SetMapIndex(reflect.ValueOf(name), reflect.ValueOf(val))
+	case stringsType:
+		list := append([]string{}, dst.Interface().([]string)...)
+		for _, s := range strings.Split(text, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				list = append(list, s)
+			}
+		}
+		dst.Set(reflect.ValueOf(list))
+	default:
+		v, msg := parseScalar(fd.typ.Elem(), text, func(s string) (bool, bool) {
+			b, err := strconv.ParseBool(s)
+			return b, err == nil
+		})
+		if msg != "" {
+			return errors.New(msg)
+		}
+		ptr := reflect.New(fd.typ.Elem())
+		ptr.Elem().Set(v)
+		dst.Set(ptr)
+	}
+	if p := fd.check(dst); p != nil {
+		msg := p.msg
+		if p.sub != "" {
+			msg = strings.TrimPrefix(p.sub, ".") + ": " + msg
+		}
+		return errors.New(msg)
+	}
+	return nil
 }

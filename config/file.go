@@ -96,8 +96,100 @@ type File struct {
 	SandboxProxyMaxConns *int `yaml:"sandbox_proxy_max_conns"`
 	// SandboxProxyIdleTimeout is sandbox.Config.ProxyIdleTimeout.
 	SandboxProxyIdleTimeout *time.Duration `yaml:"sandbox_proxy_idle_timeout"`
+	// DieWithProcess is Options.DieWithProcess: commands (and the bash
+	// tool's shells) die with shellcap, even when it is killed with
+	// SIGKILL. Unset means true for the MCP servers, false otherwise.
+	DieWithProcess *bool `yaml:"die_with_process"`
+	// Executor picks what runs one-off commands (`shellcap run`, the
+	// run_command tool): "host" (the default: the Shell, in its sandbox)
+	// or "container" (package container, configured by Container).
+	Executor *string `yaml:"executor"`
+	// Session holds the options of the persistent bash sessions (the
+	// bash tool, `shellcap repl`). Unset fields take the Shell's value.
+	Session Session `yaml:"session"`
+	// Jobs holds the options of the background job Manager. Unset fields
+	// take the Shell's value or the jobs package's default.
+	Jobs Jobs `yaml:"jobs"`
+	// Container holds the options of the container executor, used when
+	// Executor is "container".
+	Container Container `yaml:"container"`
 	// Server holds the settings of `shellcap serve` and the MCP server.
 	Server Server `yaml:"server"`
+}
+
+// Session is the part of session.Options a file can hold. Each field is
+// the Options field of the same meaning; unset or zero inherits the
+// Shell's setting.
+type Session struct {
+	// StartInRoot is session.Options.Confine: start every command in the
+	// workspace root.
+	StartInRoot *bool `yaml:"start_in_root"`
+	// DefaultTimeout is session.Options.DefaultTimeout.
+	DefaultTimeout *time.Duration `yaml:"default_timeout"`
+	// MaxTimeout is session.Options.MaxTimeout.
+	MaxTimeout *time.Duration `yaml:"max_timeout"`
+	// InterruptGrace is session.Options.InterruptGrace.
+	InterruptGrace *time.Duration `yaml:"interrupt_grace"`
+	// MaxOutputBytes is session.Options.MaxOutputBytes.
+	MaxOutputBytes *int64 `yaml:"max_output_bytes"`
+	// MaxOutputChars is session.Options.MaxOutputChars.
+	MaxOutputChars *int `yaml:"max_output_chars"`
+	// KeepANSI is session.Options.KeepANSI.
+	KeepANSI *bool `yaml:"keep_ansi"`
+}
+
+// Jobs is the part of jobs.Options a file can hold (the job sandbox
+// follows the sandbox keys). Each field is the Options field of the same
+// name.
+type Jobs struct {
+	// MaxJobs is jobs.Options.MaxJobs.
+	MaxJobs *int `yaml:"max_jobs"`
+	// Retention is jobs.Options.Retention.
+	Retention *time.Duration `yaml:"retention"`
+	// KillGrace is jobs.Options.KillGrace.
+	KillGrace *time.Duration `yaml:"kill_grace"`
+	// MaxLogBytes is jobs.Options.MaxLogBytes.
+	MaxLogBytes *int64 `yaml:"max_log_bytes"`
+	// MaxOutputChars is jobs.Options.MaxOutputChars.
+	MaxOutputChars *int `yaml:"max_output_chars"`
+	// KeepANSI is jobs.Options.KeepANSI.
+	KeepANSI *bool `yaml:"keep_ansi"`
+	// KeyDir is jobs.Options.KeyDir.
+	KeyDir *string `yaml:"key_dir"`
+}
+
+// Container is the part of container.Options a file can hold. The
+// timeouts and output caps are the Shell's; the environment is the env
+// key's.
+type Container struct {
+	// Image is container.Options.Image.
+	Image *string `yaml:"image"`
+	// RootFS is container.Options.RootFS (podman only).
+	RootFS *string `yaml:"rootfs"`
+	// Runtime is container.Options.Engine: "podman", "docker" or the path
+	// of one of them.
+	Runtime *string `yaml:"runtime"`
+	// EngineArgs is container.Options.EngineArgs: global engine options
+	// put before the subcommand, such as ["--runtime", "runc"].
+	EngineArgs []string `yaml:"engine_args"`
+	// Mode is container.Options.Mode: "stateless" or "persistent".
+	Mode *string `yaml:"mode"`
+	// WritableWorkspace is container.Options.WritableWorkspace.
+	WritableWorkspace *bool `yaml:"writable_workspace"`
+	// Shell is container.Options.Shell, inside the container.
+	Shell *string `yaml:"shell"`
+	// Memory is container.Options.Memory (a byte count or "512MiB").
+	Memory *int64 `yaml:"memory"`
+	// Pids is container.Options.Pids.
+	Pids *int `yaml:"pids"`
+	// TmpfsSize is container.Options.TmpfsSize.
+	TmpfsSize *int64 `yaml:"tmpfs_size"`
+	// NoFile is container.Options.NoFile.
+	NoFile *int `yaml:"nofile"`
+	// NProc is container.Options.NProc.
+	NProc *int `yaml:"nproc"`
+	// EngineTimeout is container.Options.EngineTimeout.
+	EngineTimeout *time.Duration `yaml:"engine_timeout"`
 }
 
 // Policy is the part of policy.Rules a file can hold (Rules.Custom is a
@@ -147,6 +239,10 @@ type Server struct {
 	ProbeTools []string `yaml:"probe_tools"`
 	// ProbeTimeout bounds each environment probe (envprobe.Options.Timeout).
 	ProbeTimeout *time.Duration `yaml:"probe_timeout"`
+	// ForegroundTimeout is mcpserver.Options.ForegroundTimeout: a
+	// run_command still running after this long becomes a background
+	// job. Unset or zero never promotes.
+	ForegroundTimeout *time.Duration `yaml:"foreground_timeout"`
 }
 
 // ToolNames lists every MCP tool shellcap can offer, in the order they are
@@ -161,6 +257,12 @@ var SandboxProfiles = []string{"", "read-only", "workspace-write", "full-access"
 
 // SandboxNetworks are the values accepted by File.SandboxNetwork.
 var SandboxNetworks = []string{"", "none", "allowlist", "full"}
+
+// Executors are the values accepted by File.Executor.
+var Executors = []string{"", "host", "container"}
+
+// ContainerModes are the values accepted by Container.Mode.
+var ContainerModes = []string{"", "stateless", "persistent"}
 
 // LLMAPIKeys is the File.DeniedEnvPatterns entry that stands for every
 // pattern of shellcap.LLMAPIKeyEnvPatterns.

@@ -10,7 +10,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/container"
 	"github.com/shellcap/shellcap/envprobe"
+	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/policy"
 )
 
@@ -152,9 +154,35 @@ func (f *File) defaultValue(key string) any {
 		return envprobe.DefaultTools
 	case "server.probe_timeout":
 		return envprobe.DefaultTimeout
+	case "executor":
+		return "host"
+	case "jobs.max_jobs":
+		return jobs.DefaultMaxJobs
+	case "jobs.retention":
+		return jobs.DefaultRetention
+	case "jobs.max_log_bytes":
+		return int64(jobs.DefaultMaxLogBytes)
+	case "container.mode":
+		return container.Stateless.String()
+	case "container.shell":
+		return container.DefaultShell
+	case "container.memory":
+		return int64(container.DefaultMemory)
+	case "container.pids":
+		return container.DefaultPids
+	case "container.tmpfs_size":
+		return int64(container.DefaultTmpfsSize)
+	case "container.nofile":
+		return container.DefaultNoFile
+	case "container.nproc":
+		return container.DefaultNProc
+	case "container.engine_timeout":
+		return defaultEngineTimeout
+	case "die_with_process", "container.runtime", "jobs.kill_grace", "jobs.max_output_chars", "jobs.keep_ansi", "jobs.key_dir":
+		return nil // decided by the subcommand, the engines on PATH or the Shell
 	}
-	if strings.HasPrefix(key, "server.") {
-		return nil
+	if strings.HasPrefix(key, "server.") || strings.HasPrefix(key, "session.") {
+		return nil // the server's, or the Shell's
 	}
 	fd := fieldByKey(key)
 	t := fd.typ

@@ -4,7 +4,10 @@ import (
 	"slices"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/container"
+	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/policy"
+	"github.com/shellcap/shellcap/session"
 )
 
 // Options returns the library options this configuration describes. It
@@ -42,8 +45,71 @@ func (f *File) Options() (shellcap.Options, error) {
 		Policy:             f.Policy.Rules(),
 		ApprovalMode:       deref(f.ApprovalMode),
 		AcknowledgeUnsafe:  deref(f.AcknowledgeUnsafe),
+		DieWithProcess:     deref(f.DieWithProcess),
 	}
 	return o, nil
+}
+
+// SessionOptions returns the options of the persistent bash sessions.
+// Unset fields stay zero, so a session takes the Shell's setting.
+func (f *File) SessionOptions() session.Options {
+	s := &f.Session
+	return session.Options{
+		Confine:        deref(s.StartInRoot),
+		DefaultTimeout: deref(s.DefaultTimeout),
+		MaxTimeout:     deref(s.MaxTimeout),
+		InterruptGrace: deref(s.InterruptGrace),
+		MaxOutputBytes: deref(s.MaxOutputBytes),
+		MaxOutputChars: deref(s.MaxOutputChars),
+		KeepANSI:       deref(s.KeepANSI),
+	}
+}
+
+// JobOptions returns the job Manager's options, without its sandbox,
+// which the program derives from the Shell's. Unset fields stay zero, so
+// the Manager takes the Shell's setting or the jobs package's default.
+func (f *File) JobOptions() jobs.Options {
+	j := &f.Jobs
+	return jobs.Options{
+		MaxJobs:        deref(j.MaxJobs),
+		Retention:      deref(j.Retention),
+		KillGrace:      deref(j.KillGrace),
+		MaxLogBytes:    deref(j.MaxLogBytes),
+		MaxOutputChars: deref(j.MaxOutputChars),
+		KeepANSI:       deref(j.KeepANSI),
+		KeyDir:         deref(j.KeyDir),
+	}
+}
+
+// UsesContainer reports whether one-off commands run in the container
+// executor (executor: container).
+func (f *File) UsesContainer() bool { return deref(f.Executor) == "container" }
+
+// ContainerOptions returns the container executor's options: the
+// container keys, and the env key's variables. The workspace, timeouts
+// and output caps are left zero for the program to take from the Shell.
+func (f *File) ContainerOptions() container.Options {
+	c := &f.Container
+	mode := container.Stateless
+	if deref(c.Mode) == "persistent" {
+		mode = container.Persistent
+	}
+	return container.Options{
+		Engine:            deref(c.Runtime),
+		EngineArgs:        clone(c.EngineArgs),
+		Image:             deref(c.Image),
+		RootFS:            deref(c.RootFS),
+		Mode:              mode,
+		WritableWorkspace: deref(c.WritableWorkspace),
+		Shell:             deref(c.Shell),
+		Memory:            deref(c.Memory),
+		Pids:              deref(c.Pids),
+		TmpfsSize:         deref(c.TmpfsSize),
+		NoFile:            deref(c.NoFile),
+		NProc:             deref(c.NProc),
+		EngineTimeout:     deref(c.EngineTimeout),
+		Env:               cloneMap(f.Env),
+	}
 }
 
 // Rules returns the policy rules. Unset lists stay nil, so

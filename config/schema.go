@@ -30,7 +30,10 @@ var (
 	sections = map[string]bool{}
 )
 
-func init() { collect(reflect.TypeFor[File](), "", nil) }
+func init() {
+	collect(reflect.TypeFor[File](), "", nil)
+	buildKeys()
+}
 
 func collect(t reflect.Type, prefix string, index []int) {
 	for i := range t.NumField() {
@@ -148,6 +151,18 @@ func (fd *field) check(v reflect.Value) *problem {
 	case "sandbox":
 		if s := v.Elem().String(); !slices.Contains(SandboxProfiles, s) {
 			return &problem{"", fmt.Sprintf("%q: unknown sandbox profile (want \"\", read-only, workspace-write or full-access)", s)}
+		}
+	case "executor":
+		if s := v.Elem().String(); !slices.Contains(Executors, s) {
+			return &problem{"", fmt.Sprintf("%q: unknown executor (want host or container)", s)}
+		}
+	case "container.mode":
+		if s := v.Elem().String(); !slices.Contains(ContainerModes, s) {
+			return &problem{"", fmt.Sprintf("%q: unknown container mode (want stateless or persistent)", s)}
+		}
+	case "container.runtime":
+		if s := v.Elem().String(); s != "" && s != "podman" && s != "docker" && !strings.HasPrefix(s, "/") {
+			return &problem{"", fmt.Sprintf("%q: unknown container runtime (want podman, docker or the absolute path of one of them)", s)}
 		}
 	case "sandbox_network":
 		if s := v.Elem().String(); !slices.Contains(SandboxNetworks, s) {

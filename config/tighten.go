@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/container"
 	"github.com/shellcap/shellcap/envprobe"
+	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/policy"
 	"github.com/shellcap/shellcap/sandbox"
 )
@@ -106,32 +108,62 @@ var tightenRules = map[string]tightenRule{
 			return b.Policy.DeniedCommands
 		})(base, u, out, fd)
 	},
-	"policy.denied_operators":     union(func(*File) []string { return nil }),
-	"policy.allow_interactive":    onlyBool(false, false),
-	"policy.deny_patterns":        union(func(*File) []string { return nil }),
-	"policy.allow_patterns":       allowPatterns,
-	"policy.approval":             onlyBool(true, false),
-	"approval_mode":               ordered(func(f *File) any { return deref(f.ApprovalMode) }, shellcap.ApproveNone, shellcap.ApproveAsk, shellcap.ApproveAll),
-	"acknowledge_unsafe":          onlyBool(false, false),
-	"tools":                       subset(ToolNames, "offers tools the user's configuration does not"),
-	"sandbox":                     ordered(func(f *File) any { return effectiveSandbox(f) }, "full-access", "workspace-write", "read-only"),
-	"sandbox_network":             sandboxNetwork,
-	"sandbox_allow":               sandboxAllow,
-	"sandbox_read_everything":     onlyBool(false, false),
-	"sandbox_process_limit":       lowerCap(sandbox.DefaultProcessLimit),
-	"sandbox_tmp_size":            lowerCap(sandbox.DefaultTmpSize),
-	"sandbox_proxy_max_conns":     lowerCap(sandbox.DefaultProxyConns),
-	"sandbox_proxy_idle_timeout":  lowerDuration(sandbox.DefaultProxyIdle),
-	"server.addr":                 refuse("a workspace file cannot choose where the server listens"),
-	"server.token":                refuse("a workspace file cannot choose the server's token"),
-	"server.allowed_origins":      subsetOfSet("lets more browser origins reach the server"),
-	"server.max_body_bytes":       lowerCap(defaultMaxBodyBytes),
-	"server.session_idle_timeout": lowerDuration(defaultSessionIdle),
-	"server.max_sessions":         lowerThanSet(),
-	"server.share_jobs":           onlyBool(false, false),
-	"server.token_file":           refuse("a workspace file cannot choose the server's token"),
-	"server.probe_tools":          subset(envprobe.DefaultTools, "runs programs the user's configuration does not probe"),
-	"server.probe_timeout":        lowerDuration(envprobe.DefaultTimeout),
+	"policy.denied_operators":      union(func(*File) []string { return nil }),
+	"policy.allow_interactive":     onlyBool(false, false),
+	"policy.deny_patterns":         union(func(*File) []string { return nil }),
+	"policy.allow_patterns":        allowPatterns,
+	"policy.approval":              onlyBool(true, false),
+	"approval_mode":                ordered(func(f *File) any { return deref(f.ApprovalMode) }, shellcap.ApproveNone, shellcap.ApproveAsk, shellcap.ApproveAll),
+	"acknowledge_unsafe":           onlyBool(false, false),
+	"tools":                        subset(ToolNames, "offers tools the user's configuration does not"),
+	"sandbox":                      ordered(func(f *File) any { return effectiveSandbox(f) }, "full-access", "workspace-write", "read-only"),
+	"sandbox_network":              sandboxNetwork,
+	"sandbox_allow":                sandboxAllow,
+	"sandbox_read_everything":      onlyBool(false, false),
+	"sandbox_process_limit":        lowerCap(sandbox.DefaultProcessLimit),
+	"sandbox_tmp_size":             lowerCap(sandbox.DefaultTmpSize),
+	"sandbox_proxy_max_conns":      lowerCap(sandbox.DefaultProxyConns),
+	"sandbox_proxy_idle_timeout":   lowerDuration(sandbox.DefaultProxyIdle),
+	"die_with_process":             onlyBool(true, false),
+	"executor":                     refuse("a workspace file cannot choose what runs commands"),
+	"session.start_in_root":        refuse("neither stricter nor looser"),
+	"session.default_timeout":      lowerDurationOr("default_timeout", shellcap.DefaultTimeout),
+	"session.max_timeout":          lowerDurationOr("max_timeout", shellcap.DefaultMaxTimeout),
+	"session.interrupt_grace":      lowerDurationOr("kill_grace", shellcap.DefaultKillGrace),
+	"session.max_output_bytes":     lowerCapOr("max_output_bytes", shellcap.DefaultMaxOutputBytes),
+	"session.max_output_chars":     lowerCapOr("max_output_chars", shellcap.DefaultMaxOutputChars),
+	"session.keep_ansi":            onlyBool(false, false),
+	"jobs.max_jobs":                lowerCap(jobs.DefaultMaxJobs),
+	"jobs.retention":               lowerDuration(jobs.DefaultRetention),
+	"jobs.kill_grace":              lowerDurationOr("kill_grace", jobs.DefaultKillGrace),
+	"jobs.max_log_bytes":           lowerCap(jobs.DefaultMaxLogBytes),
+	"jobs.max_output_chars":        lowerCapOr("max_output_chars", jobs.DefaultMaxOutputChars),
+	"jobs.keep_ansi":               onlyBool(false, false),
+	"jobs.key_dir":                 refuse("a workspace file cannot choose where the job signing key is kept"),
+	"container.image":              refuse("a workspace file cannot choose the image commands run in"),
+	"container.rootfs":             refuse("a workspace file cannot choose the root filesystem commands run in"),
+	"container.runtime":            refuse("a workspace file cannot choose the program that runs containers"),
+	"container.engine_args":        refuse("a workspace file cannot choose how the container engine runs"),
+	"container.mode":               ordered(func(f *File) any { return effectiveMode(f) }, "persistent", "stateless"),
+	"container.writable_workspace": onlyBool(false, false),
+	"container.shell":              refuse("a workspace file cannot choose the program that runs commands"),
+	"container.memory":             lowerCap(container.DefaultMemory),
+	"container.pids":               lowerCap(container.DefaultPids),
+	"container.tmpfs_size":         lowerCap(container.DefaultTmpfsSize),
+	"container.nofile":             lowerCap(container.DefaultNoFile),
+	"container.nproc":              lowerCap(container.DefaultNProc),
+	"container.engine_timeout":     lowerDuration(defaultEngineTimeout),
+	"server.foreground_timeout":    refuse("neither stricter nor looser"),
+	"server.addr":                  refuse("a workspace file cannot choose where the server listens"),
+	"server.token":                 refuse("a workspace file cannot choose the server's token"),
+	"server.allowed_origins":       subsetOfSet("lets more browser origins reach the server"),
+	"server.max_body_bytes":        lowerCap(defaultMaxBodyBytes),
+	"server.session_idle_timeout":  lowerDuration(defaultSessionIdle),
+	"server.max_sessions":          lowerThanSet(),
+	"server.share_jobs":            onlyBool(false, false),
+	"server.token_file":            refuse("a workspace file cannot choose the server's token"),
+	"server.probe_tools":           subset(envprobe.DefaultTools, "runs programs the user's configuration does not probe"),
+	"server.probe_timeout":         lowerDuration(envprobe.DefaultTimeout),
 }
 
 // The MCP server's defaults for its HTTP settings (mcpserver.HTTPOptions).
@@ -139,6 +171,53 @@ const (
 	defaultMaxBodyBytes = 4 << 20
 	defaultSessionIdle  = 30 * time.Minute
 )
+
+// defaultEngineTimeout is container.Options.EngineTimeout's default.
+const defaultEngineTimeout = 60 * time.Second
+
+// effectiveMode is the container mode a configuration asks for; unset
+// and "" are stateless.
+func effectiveMode(f *File) string {
+	if f.Container.Mode == nil || *f.Container.Mode == "" {
+		return "stateless"
+	}
+	return *f.Container.Mode
+}
+
+// inheritedInt is the value base gives the key parent when it sets a
+// positive one (for a setting that inherits the Shell's when zero), else
+// def.
+func inheritedInt(base *File, parent string, def int64) int64 {
+	if v := fieldByKey(parent).value(base); isSet(v) && v.Elem().Int() > 0 {
+		return v.Elem().Int()
+	}
+	return def
+}
+
+// lowerDurationOr is lowerDuration for a setting that inherits the value
+// of the key parent when unset or zero.
+func lowerDurationOr(parent string, def time.Duration) tightenRule {
+	return func(base, u, out *File, fd *field) Note {
+		return lowerDuration(time.Duration(inheritedInt(base, parent, int64(def))))(base, u, out, fd)
+	}
+}
+
+// lowerCapOr is lowerCap for a cap that inherits the key parent's when
+// unset or zero (a negative parent means no cap).
+func lowerCapOr(parent string, def int64) tightenRule {
+	return func(base, u, out *File, fd *field) Note {
+		if v := fieldByKey(parent).value(base); isSet(v) && v.Elem().Int() < 0 {
+			if bv := fd.value(base); !isSet(bv) || bv.Elem().Int() == 0 {
+				b := *base // a shallow copy: only the pointer to fd changes
+				none := reflect.New(fd.typ.Elem())
+				none.Elem().SetInt(-1)
+				fd.value(&b).Set(none)
+				return lowerCap(def)(&b, u, out, fd)
+			}
+		}
+		return lowerCap(inheritedInt(base, parent, def))(base, u, out, fd)
+	}
+}
 
 func refuse(why string) tightenRule {
 	return func(_, _, _ *File, _ *field) Note { return Note{Msg: "refused: " + why} }

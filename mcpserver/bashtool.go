@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/shellcap/shellcap/internal/core"
 	"github.com/shellcap/shellcap/session"
 )
 
@@ -20,11 +21,26 @@ Commands read end-of-file from stdin, so interactive programs cannot be used. A 
 
 Each MCP session has its own shell. A client without a session (stateless HTTP) gets a new shell and its session_id in the result; pass that session_id to keep using it.`
 
-var bashSchema = object(map[string]any{
-	"command":    str("The command to run. Required unless restart is true."),
-	"restart":    boolean("Restart the bash session, discarding its state."),
-	"session_id": str("The session_id of an earlier result, to use that shell. Omit it to use this MCP session's shell."),
-})
+// bashSchema states the timeout range of the bash sessions: their own
+// options', else the Shell's.
+func (s *Server) bashSchema() map[string]any {
+	st := core.Of(s.opts.Shell).Settings
+	def, max := st.DefaultTimeout, st.MaxTimeout
+	if s.opts.Session.MaxTimeout > 0 {
+		max = s.opts.Session.MaxTimeout
+	}
+	if s.opts.Session.DefaultTimeout > 0 {
+		def = s.opts.Session.DefaultTimeout
+	}
+	def = min(def, max)
+	return object(map[string]any{
+		"command":    str("The command to run. Required unless restart is true."),
+		"restart":    boolean("Restart the bash session, discarding its state."),
+		"session_id": str("The session_id of an earlier result, to use that shell. Omit it to use this MCP session's shell."),
+		"timeout_seconds": map[string]any{"type": "number", "exclusiveMinimum": 0, "maximum": max.Seconds(),
+			"description": fmt.Sprintf("Seconds before the command is interrupted (the session survives). Default %s, at most %s.", durationText(def), durationText(max))},
+	})
+}
 
 // bashOutputSchema is the structured result of the bash tool: a command
 // result plus the shell's handle.
@@ -146,7 +162,7 @@ func (s *Server) registerBash(srv *mcp.Server) {
 		Name:         BashTool,
 		Title:        "Persistent bash session",
 		Description:  bashDescription,
-		InputSchema:  bashSchema,
+		InputSchema:  s.bashSchema(),
 		OutputSchema: bashOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 	}, s.bashTool)
@@ -154,12 +170,17 @@ func (s *Server) registerBash(srv *mcp.Server) {
 
 func (s *Server) bashTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct {
-		Command   *string `json:"command"`
-		Restart   bool    `json:"restart"`
-		SessionID *string `json:"session_id"`
+		Command        *string  `json:"command"`
+		Restart        bool     `json:"restart"`
+		SessionID      *string  `json:"session_id"`
+		TimeoutSeconds *float64 `json:"timeout_seconds"`
 	}
 	if err := decodeArgs(req, &args); err != nil {
 		return toolError(err.Error()), nil
+	}
+	timeout, bad := timeoutArg(args.TimeoutSeconds)
+	if bad != nil {
+		return bad, nil
 	}
 	if args.Command == nil && !args.Restart {
 		return toolError(`Provide "command", or "restart": true.`), nil
@@ -178,25 +199,19 @@ func (s *Server) bashTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 			return nil, err
 		}
 		if args.Command == nil {
-			return &mcp.CallToolResult{
-				Content:           s.content(sc, "The bash session was restarted."+handleNote(sc, b)),
-				StructuredContent: map[string]any{"session_id": b.handle},
-			}, nil
+			return toolResult(s.content(sc, "The bash session was restarted."+handleNote(sc, b)), map[string]any{"session_id": b.handle}, nil), nil
 		}
 	}
 	ctx, approval := s.withApproval(ctx, req, *args.Command)
-	res, err := sess.Run(ctx, session.Request{Command: *args.Command})
+	res, err := sess.Run(ctx, session.Request{Command: *args.Command, Timeout: timeout})
 	if err != nil {
 		return nil, err
 	}
 	if ask := approval.inputRequest(); ask != nil {
 		return ask, nil
 	}
-	return &mcp.CallToolResult{
-		Content:           s.content(sc, res.Text()+handleNote(sc, b)),
-		StructuredContent: bashResult{res, b.handle},
-		IsError:           res.Err != nil,
-	}, nil
+	out := bashResult{res, b.handle}
+	return toolResult(s.content(sc, res.Text()+handleNote(sc, b)), out, out), nil
 }
 
 // handleNote tells a client without a session which shell it used.

@@ -18,7 +18,7 @@ type texter interface{ Text() string }
 // textResult renders a result: its text (then any job-finished notices of
 // the session) and the result itself as structured content.
 func (s *Server) textResult(sc *scope, r texter) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: s.content(sc, r.Text()), StructuredContent: r}
+	return toolResult(s.content(sc, r.Text()), r, r)
 }
 
 func (s *Server) registerJobTool(srv *mcp.Server, name string) {
@@ -119,17 +119,13 @@ func (s *Server) startCommand(ctx context.Context, req *mcp.CallToolRequest) (*m
 		return ask, nil
 	}
 	s.ownJob(approval.scope, res.ID)
-	out := s.textResult(approval.scope, res)
-	out.IsError = res.Error != ""
-	return out, nil
+	return s.textResult(approval.scope, res), nil
 }
 
 // jobResult renders the result of an operation on a job; an unknown ID
-// or an argument out of range is marked isError.
-func (s *Server) jobResult(ctx context.Context, req *mcp.CallToolRequest, res texter, errMsg string) *mcp.CallToolResult {
-	out := s.textResult(s.scopeOf(ctx, req.Session), res)
-	out.IsError = errMsg != ""
-	return out
+// or an argument out of range is marked isError (resultError).
+func (s *Server) jobResult(ctx context.Context, req *mcp.CallToolRequest, res texter) *mcp.CallToolResult {
+	return s.textResult(s.scopeOf(ctx, req.Session), res)
 }
 
 type idArgs struct {
@@ -159,7 +155,7 @@ func (s *Server) checkCommand(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if err != nil {
 		return nil, err
 	}
-	return s.jobResult(ctx, req, res, res.Error), nil
+	return s.jobResult(ctx, req, res), nil
 }
 
 func (s *Server) waitCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -182,7 +178,7 @@ func (s *Server) waitCommand(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if err != nil {
 		return nil, err
 	}
-	return s.jobResult(ctx, req, res, res.Error), nil
+	return s.jobResult(ctx, req, res), nil
 }
 
 func (s *Server) sendInput(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -205,7 +201,7 @@ func (s *Server) sendInput(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return nil, err
 	}
-	return s.jobResult(ctx, req, res, res.Error), nil
+	return s.jobResult(ctx, req, res), nil
 }
 
 func (s *Server) stopCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -221,7 +217,7 @@ func (s *Server) stopCommand(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if err != nil {
 		return nil, err
 	}
-	return s.jobResult(ctx, req, res, res.Error), nil
+	return s.jobResult(ctx, req, res), nil
 }
 
 func (s *Server) listCommands(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -290,9 +286,7 @@ func (s *Server) shellTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		return ask, nil
 	}
 	s.ownJob(approval.scope, res.ID)
-	out := s.textResult(approval.scope, res)
-	out.IsError = res.Error != ""
-	return out, nil
+	return s.textResult(approval.scope, res), nil
 }
 
 // seconds converts a timeout argument; required says whether it may be absent.

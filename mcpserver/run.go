@@ -28,11 +28,9 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 		return toolError(`missing required argument "command"`), nil
 	}
 	r := shellcap.Request{Command: *args.Command}
-	if t := args.TimeoutSeconds; t != nil {
-		if *t <= 0 || math.IsNaN(*t) || math.IsInf(*t, 0) || *t > 1e6 {
-			return toolError("timeout_seconds must be a positive number of seconds."), nil
-		}
-		r.Timeout = time.Duration(*t * float64(time.Second))
+	var bad *mcp.CallToolResult
+	if r.Timeout, bad = timeoutArg(args.TimeoutSeconds); bad != nil {
+		return bad, nil
 	}
 	ctx, approval := s.withApproval(ctx, req, r.Command)
 	p := newProgress(ctx, req)
@@ -40,7 +38,11 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	if s.opts.Jobs != nil && s.opts.ForegroundTimeout > 0 {
 		return s.runOrPromote(ctx, r, approval, p)
 	}
-	res, err := s.opts.Shell.Run(ctx, r)
+	run := s.opts.Shell.Run
+	if s.opts.Executor != nil {
+		run = s.opts.Executor.Run
+	}
+	res, err := run(ctx, r)
 	p.stop()
 	if err != nil {
 		return nil, err
@@ -49,6 +51,20 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 		return ask, nil
 	}
 	return s.commandResult(approval.scope, res), nil
+}
+
+// timeoutArg converts the timeout_seconds argument of run_command and bash;
+// absent is zero (the default). A value that is no positive number of
+// seconds is refused here; one outside the allowed range is refused by the
+// Shell with the message that states the range.
+func timeoutArg(t *float64) (time.Duration, *mcp.CallToolResult) {
+	if t == nil {
+		return 0, nil
+	}
+	if *t <= 0 || math.IsNaN(*t) || math.IsInf(*t, 0) || *t > 1e6 {
+		return 0, toolError("timeout_seconds must be a positive number of seconds.")
+	}
+	return time.Duration(*t * float64(time.Second)), nil
 }
 
 // runOrPromote runs the command as a job that becomes a background command
@@ -86,15 +102,7 @@ type promoted struct {
 // (then any job-finished notices) and the structured result. Refusals are
 // marked isError.
 func (s *Server) commandResult(sc *scope, res *shellcap.Result) *mcp.CallToolResult {
-	return &mcp.CallToolResult{
-		Content:           s.content(sc, res.Text()),
-		StructuredContent: res,
-		IsError:           res.Err != nil,
-	}
-}
-
-func toolError(msg string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
+	return toolResult(s.content(sc, res.Text()), res, res)
 }
 
 // decodeArgs unmarshals the tool arguments strictly: unknown arguments are

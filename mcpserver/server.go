@@ -40,6 +40,14 @@ type Options struct {
 	// promotes.
 	ForegroundTimeout time.Duration
 
+	// Executor, when set, runs run_command's commands instead of
+	// Shell.Run: a container.Executor, say, configured to apply the
+	// Shell's policy. The other tools would run on the host, so with an
+	// Executor only run_command is offered (naming another in Tools is
+	// ErrUnknownTool) and ForegroundTimeout must be zero. Nil runs on the
+	// Shell.
+	Executor Executor
+
 	// Session configures the persistent bash session of the bash tool,
 	// started on its first call. The zero value is session's default.
 	Session session.Options
@@ -65,6 +73,12 @@ type Options struct {
 	// started; any session can still reach a job by its ID. A stdio client
 	// is alone with its process and always sees every job.
 	ShareJobs bool
+}
+
+// Executor runs one command and reports what happened, as Shell.Run does.
+// *container.Executor is one.
+type Executor interface {
+	Run(ctx context.Context, req shellcap.Request) (*shellcap.Result, error)
 }
 
 // ErrUnknownTool reports a tool name in Options.Tools that the server
@@ -103,6 +117,9 @@ type Server struct {
 func New(opts Options) (*Server, error) {
 	if opts.Shell == nil {
 		return nil, errors.New("mcpserver: Options.Shell is required")
+	}
+	if opts.Executor != nil && opts.ForegroundTimeout > 0 {
+		return nil, errors.New("mcpserver: Options.ForegroundTimeout needs run_command on the Shell: with an Executor a promoted command would continue on the host")
 	}
 	if opts.Name == "" {
 		opts.Name = "shellcap"
@@ -195,6 +212,9 @@ func (s *Server) Close() error {
 
 // available lists the tools this configuration can back.
 func (s *Server) available() []string {
+	if s.opts.Executor != nil {
+		return []string{RunCommand}
+	}
 	if s.opts.Jobs == nil {
 		return []string{RunCommand, BashTool}
 	}

@@ -17,7 +17,7 @@ func newConfigCmd() *cobra.Command {
 		Use:   "config",
 		Short: "Inspect the configuration and trust workspace configuration files",
 	}
-	cmd.AddCommand(newConfigPrintCmd(), newConfigTrustCmd(), newConfigUntrustCmd())
+	cmd.AddCommand(newConfigPrintCmd(), newConfigTrustCmd(), newConfigUntrustCmd(), newConfigTableCmd())
 	return cmd
 }
 
@@ -69,7 +69,7 @@ refused are listed at the end. Secrets are redacted.`,
 			return err
 		},
 	}
-	of.register(cmd.Flags())
+	of.register(cmd.Flags(), config.Serve)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the configuration as JSON")
 	return cmd
 }

@@ -17,22 +17,18 @@ import (
 	"github.com/shellcap/shellcap/sandbox"
 )
 
-// flagOf names the flag that sets each key, for `config print`.
-var flagOf = map[string]string{
-	"workspace": "--workspace", "read_only": "--read-only", "shell": "--shell",
-	"default_timeout": "--default-timeout", "max_timeout": "--max-timeout", "kill_grace": "--kill-grace",
-	"max_output_bytes": "--max-output-bytes", "max_output_chars": "--max-output-chars",
-	"head_and_tail": "--head-and-tail", "keep_ansi": "--keep-ansi", "disable_output_files": "--no-output-files",
-	"max_file_bytes": "--max-file-bytes", "memory_limit": "--memory-limit", "cpu_time": "--cpu-time",
-	"max_processes": "--max-processes", "env": "--env", "pass_env": "--pass-env", "denied_env_patterns": "--deny-env",
-	"persist_cwd": "--persist-cwd", "policy.allowed_commands": "--allow", "policy.denied_commands": "--deny or --no-deny-list",
-	"policy.denied_operators": "--deny-operator", "policy.allow_interactive": "--allow-interactive",
-	"policy.deny_patterns": "--deny-pattern", "policy.allow_patterns": "--allow-pattern", "policy.approval": "--approval-rules",
-	"tools": "--tools", "sandbox": "--sandbox", "sandbox_network": "--sandbox-network or --allow-host",
-	"sandbox_allow": "--sandbox-allow or --allow-host", "sandbox_read_everything": "--sandbox-read-everything",
-	"server.addr": "--addr", "server.token": "--token", "server.allowed_origins": "--allow-origin",
-	"server.session_idle_timeout": "--idle-timeout",
-}
+// flagOf names the flags that set each key, for `config print`.
+var flagOf = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range config.Keys() {
+		m[k.Key] = "--" + k.Flag
+	}
+	m["policy.denied_commands"] += " or --no-deny-list"
+	m["sandbox_network"] += " or --allow-host"
+	m["sandbox_allow"] += " or --allow-host"
+	m["session.start_in_root"] += " or --confine"
+	return m
+}()
 
 func flagLayer(f *config.File, policyFile string) config.Layer {
 	return config.Layer{File: f, Name: "flags", Origin: func(key string) string {
@@ -101,7 +97,7 @@ func (o *optionFlags) loadConfig(f *pflag.FlagSet, extra ...*config.File) (*load
 	if err != nil {
 		return nil, err
 	}
-	above := []config.Layer{config.EnvLayer(env), flagLayer(flags, o.v.policyFile)}
+	above := []config.Layer{config.EnvLayer(env), flagLayer(flags, o.policyFile)}
 	for _, x := range extra {
 		above = append(above, flagLayer(x, ""))
 	}
@@ -231,13 +227,15 @@ func libraryOptions(eff *config.File) (shellcap.Options, error) {
 	return opts, nil
 }
 
-// jobOptions are the job Manager's options for sh: its jobs run in the
-// Shell's own sandbox, or in none when the Shell has none to give.
-func jobOptions(sh *shellcap.Shell) jobs.Options {
+// jobOptions are the job Manager's options for sh: the configuration's
+// jobs.* keys, and jobs that run in the Shell's own sandbox, or in none
+// when the Shell has none to give.
+func jobOptions(sh *shellcap.Shell, eff *config.File) jobs.Options {
+	o := eff.JobOptions()
 	if _, ok := core.Of(sh).Confiner.(unconfined); ok {
-		return jobs.Options{Sandbox: &unconfinedJobs}
+		o.Sandbox = &unconfinedJobs
 	}
-	return jobs.Options{}
+	return o
 }
 
 // shell builds the Shell of the effective configuration; extra layers go

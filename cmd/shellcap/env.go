@@ -44,7 +44,7 @@ agent's commands.`,
 			return err
 		},
 	}
-	of.register(cmd.Flags())
+	of.register(cmd.Flags(), config.Servers)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the snapshot as JSON")
 	return cmd
 }

@@ -44,18 +44,3 @@ func parseByteSize(s string) (int64, error) {
 	}
 	return n * mult, nil
 }
-
-// envFlag collects repeated --env NAME=VALUE flags.
-type envFlag map[string]string
-
-func (e envFlag) String() string { return "" }
-func (e envFlag) Type() string   { return "NAME=VALUE" }
-
-func (e envFlag) Set(s string) error {
-	name, value, ok := strings.Cut(s, "=")
-	if !ok || name == "" {
-		return fmt.Errorf("invalid --env %q (want NAME=VALUE)", s)
-	}
-	e[name] = value
-	return nil
-}

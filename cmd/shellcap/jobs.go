@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/config"
 	"github.com/shellcap/shellcap/jobs"
 )
 
@@ -18,18 +19,22 @@ type jobFlags struct {
 }
 
 func (j *jobFlags) register(cmd *cobra.Command) {
-	j.options.register(cmd.Flags())
+	j.options.register(cmd.Flags(), config.Commands)
 	cmd.Flags().BoolVar(&j.json, "json", false, "print the structured result as JSON")
 }
 
 // manager opens the workspace's job store, with the configured sandbox for
 // the jobs it starts; the caller closes both.
 func (j *jobFlags) manager(cmd *cobra.Command) (*jobs.Manager, *shellcap.Shell, error) {
-	sh, _, err := j.options.shell(cmd.Flags())
+	sh, eff, err := j.options.shell(cmd.Flags())
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := jobs.New(sh, jobOptions(sh))
+	if eff.UsesContainer() && cmd.Name() == "start" {
+		sh.Close()
+		return nil, nil, errContainerOnly("shellcap start")
+	}
+	m, err := jobs.New(sh, jobOptions(sh, eff))
 	if err != nil {
 		sh.Close()
 		return nil, nil, err

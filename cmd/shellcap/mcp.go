@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,31 +21,27 @@ import (
 // serverFlags are the flags of the two server commands.
 type serverFlags struct {
 	options optionFlags
-	tools   []string
 }
 
-func (s *serverFlags) register(cmd *cobra.Command) {
-	s.options.register(cmd.Flags())
-	cmd.Flags().StringSliceVar(&s.tools, "tools", nil, "tools to offer (default: all available)")
-}
-
-// toolsLayer adds --tools to the configuration layers.
-func (s *serverFlags) toolsLayer(cmd *cobra.Command) *config.File {
-	if !cmd.Flags().Changed("tools") {
-		return &config.File{}
-	}
-	return &config.File{Tools: s.tools}
+func (s *serverFlags) register(cmd *cobra.Command, scope config.Scope) {
+	s.options.register(cmd.Flags(), scope)
 }
 
 // closer ends a server's Manager and Shell, leaving jobs running.
 type closer struct {
 	sh  *shellcap.Shell
 	m   *jobs.Manager
+	x   io.Closer // the container executor, if any
 	srv *mcpserver.Server
 }
 
 func (c *closer) Close() error {
-	c.srv.Close()
+	if c.srv != nil {
+		c.srv.Close()
+	}
+	if c.x != nil {
+		c.x.Close()
+	}
 	c.m.Close()
 	return c.sh.Close()
 }
@@ -54,7 +49,7 @@ func (c *closer) Close() error {
 // server builds the Shell, the job Manager and the MCP server the flags
 // describe; the caller closes the returned closer.
 func (s *serverFlags) server(cmd *cobra.Command) (*mcpserver.Server, io.Closer, error) {
-	eff, err := s.options.effective(cmd.Flags(), s.toolsLayer(cmd))
+	eff, err := s.options.effective(cmd.Flags())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -69,30 +64,51 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 	}
 	opts.Approve = mcpserver.ElicitApprover
 	// Foreground commands and the bash tool's shells die with the server,
-	// even when it is killed with SIGKILL.
-	opts.DieWithProcess = runtime.GOOS == "linux"
+	// even when it is killed with SIGKILL, unless the configuration says
+	// otherwise.
+	if eff.DieWithProcess == nil {
+		opts.DieWithProcess = runtime.GOOS == "linux"
+	}
 	sh, confinedNote, err := serverShell(opts, eff)
 	if err != nil {
 		return nil, nil, err
 	}
-	snap, err := envprobe.Probe(context.Background(), sh, probeOptions(eff))
+	var snap *envprobe.Snapshot
+	if !eff.UsesContainer() { // the snapshot would describe the host, not the image
+		if snap, err = envprobe.Probe(context.Background(), sh, probeOptions(eff)); err != nil {
+			sh.Close()
+			return nil, nil, err
+		}
+	}
+	m, err := jobs.New(sh, jobOptions(sh, eff))
 	if err != nil {
 		sh.Close()
 		return nil, nil, err
 	}
-	m, err := jobs.New(sh, jobOptions(sh))
+	c := &closer{sh: sh, m: m}
+	mo := mcpserver.Options{Shell: sh, Jobs: m, Tools: eff.Tools, Instructions: confinedNote, Environment: snap, Version: version(), Logger: opts.Logger,
+		ShareJobs:         deref(eff.Server.ShareJobs, false),
+		ForegroundTimeout: deref(eff.Server.ForegroundTimeout, 0),
+		Session:           eff.SessionOptions(),
+	}
+	if eff.UsesContainer() {
+		x, err := containerExecutor(sh, eff)
+		if err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		c.x = x
+		mo.Executor = x
+		mo.Jobs = nil // the job tools would run on the host: see executor.go
+		mo.Instructions = executorNote(x, eff)
+	}
+	srv, err := mcpserver.New(mo)
 	if err != nil {
-		sh.Close()
+		c.Close()
 		return nil, nil, err
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Shell: sh, Jobs: m, Tools: eff.Tools, Instructions: confinedNote, Environment: snap, Version: version(), Logger: opts.Logger,
-		ShareJobs: deref(eff.Server.ShareJobs, false)})
-	if err != nil {
-		m.Close()
-		sh.Close()
-		return nil, nil, err
-	}
-	return srv, &closer{sh: sh, m: m, srv: srv}, nil
+	c.srv = srv
+	return srv, c, nil
 }
 
 func newMCPCmd() *cobra.Command {
@@ -115,21 +131,12 @@ directory is the workspace. Logs go to stderr; stdout is the protocol.`,
 			return srv.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	}
-	sf.register(cmd)
+	sf.register(cmd, config.Servers)
 	return cmd
 }
 
 func newServeCmd() *cobra.Command {
-	var (
-		sf          serverFlags
-		addr        string
-		token       string
-		tokenFile   string
-		origins     []string
-		idle        time.Duration
-		maxSessions int
-		shareJobs   bool
-	)
+	var sf serverFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the shell tools over streamable HTTP",
@@ -154,30 +161,7 @@ process group stopped; commands die with the server even on SIGKILL.`,
 			if err := dropTokenFromEnv(); err != nil {
 				return err
 			}
-			f := cmd.Flags()
-			server := &config.File{}
-			if f.Changed("addr") {
-				server.Server.Addr = &addr
-			}
-			if f.Changed("token") {
-				server.Server.Token = &token
-			}
-			if f.Changed("token-file") {
-				server.Server.TokenFile = &tokenFile
-			}
-			if f.Changed("max-sessions") {
-				server.Server.MaxSessions = &maxSessions
-			}
-			if f.Changed("share-jobs") {
-				server.Server.ShareJobs = &shareJobs
-			}
-			if f.Changed("allow-origin") {
-				server.Server.AllowedOrigins = origins
-			}
-			if f.Changed("idle-timeout") {
-				server.Server.SessionIdleTimeout = &idle
-			}
-			eff, err := sf.options.effective(f, sf.toolsLayer(cmd), server)
+			eff, err := sf.options.effective(cmd.Flags())
 			if err != nil {
 				return err
 			}
@@ -208,15 +192,7 @@ process group stopped; commands die with the server even on SIGKILL.`,
 			})
 		},
 	}
-	sf.register(cmd)
-	f := cmd.Flags()
-	f.StringVar(&addr, "addr", "127.0.0.1:7777", "listen address")
-	f.StringVar(&token, "token", "", "bearer token clients must send (required beyond loopback; visible in /proc, prefer --token-file)")
-	f.StringVar(&tokenFile, "token-file", "", "file or /dev/fd/N holding the bearer token")
-	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "most MCP sessions open at once")
-	f.BoolVar(&shareJobs, "share-jobs", false, "let every MCP session list every background job")
-	f.StringSliceVar(&origins, "allow-origin", nil, "browser origins allowed besides loopback")
-	f.DurationVar(&idle, "idle-timeout", 30*time.Minute, "close MCP sessions idle this long")
+	sf.register(cmd, config.Serve)
 	return cmd
 }
 

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shellcap/shellcap/config"
+
 	"github.com/shellcap/shellcap/policy"
 )
 
@@ -72,7 +74,7 @@ and the position of the offending word. Exit status: 0 allow, 1 deny, 2 ask.`,
 			return nil
 		},
 	}
-	of.register(cmd.Flags())
+	of.register(cmd.Flags(), config.Commands)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the decision as JSON")
 	return cmd
 }

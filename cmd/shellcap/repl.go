@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shellcap/shellcap/config"
+
 	"github.com/shellcap/shellcap/session"
 )
 
@@ -24,12 +26,19 @@ cd and export carry over. A line ending in \ continues on the next line.
 :restart starts a fresh session; :quit or end-of-file leaves.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sh, _, err := of.shell(cmd.Flags())
+			sh, eff, err := of.shell(cmd.Flags())
 			if err != nil {
 				return err
 			}
 			defer sh.Close()
-			sess, err := session.New(cmd.Context(), sh, session.Options{Confine: confine})
+			if eff.UsesContainer() {
+				return errContainerOnly("shellcap repl")
+			}
+			opts := eff.SessionOptions()
+			if cmd.Flags().Changed("confine") {
+				opts.Confine = confine
+			}
+			sess, err := session.New(cmd.Context(), sh, opts)
 			if err != nil {
 				return err
 			}
@@ -37,8 +46,8 @@ cd and export carry over. A line ending in \ continues on the next line.
 			return repl(cmd, sess)
 		},
 	}
-	of.register(cmd.Flags())
-	cmd.Flags().BoolVar(&confine, "confine", false, "start every command in the workspace root")
+	of.register(cmd.Flags(), config.Commands)
+	cmd.Flags().BoolVar(&confine, "confine", false, "start every command in the workspace root (as --session-start-in-root)")
 	return cmd
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/config"
 )
 
 func newRunCmd() *cobra.Command {
@@ -33,11 +34,20 @@ command's own; 124 means it timed out and 125 that shellcap could not run it
   shellcap run --json --timeout 2m -- go test ./...`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sh, _, err := of.shell(cmd.Flags())
+			sh, eff, err := of.shell(cmd.Flags())
 			if err != nil {
 				return err
 			}
 			defer sh.Close()
+			run := sh.Run
+			if eff.UsesContainer() {
+				x, err := containerExecutor(sh, eff)
+				if err != nil {
+					return err
+				}
+				defer x.Close()
+				run = x.Run
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			req := shellcap.Request{Command: strings.Join(args, " "), Timeout: timeout, Dir: dir}
@@ -46,7 +56,7 @@ command's own; 124 means it timed out and 125 that shellcap could not run it
 			}
 			progress := startProgress(cmd.ErrOrStderr())
 			req.OnOutput = func(_ shellcap.Stream, p []byte) { progress.count(len(p)) }
-			res, err := sh.Run(ctx, req)
+			res, err := run(ctx, req)
 			progress.end()
 			if err != nil {
 				return err
@@ -59,7 +69,7 @@ command's own; 124 means it timed out and 125 that shellcap could not run it
 	}
 	cmd.SetContext(context.Background())
 	f := cmd.Flags()
-	of.register(f)
+	of.register(f, config.Commands)
 	f.StringVar(&dir, "dir", "", "start in this directory, relative to the workspace")
 	f.DurationVarP(&timeout, "timeout", "t", 0, "timeout for the command (default 30s)")
 	f.BoolVar(&useStdin, "stdin", false, "pass shellcap's standard input to the command (default: /dev/null)")
