@@ -195,7 +195,8 @@ func (e *Executor) runArgs(name string) []string {
 		"--ulimit", fmt.Sprintf("nproc=%d:%d", o.NProc, o.NProc),
 		"--label", labelKey + "=" + e.id,
 	}
-	if o.Workspace != "" {
+	args = append(args, e.ulimits...)
+	if !o.NoWorkspace {
 		mode := "ro"
 		if o.WritableWorkspace {
 			mode = "rw"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,8 +23,8 @@ echo "nnp=$(awk '/^NoNewPrivs/ {print $2}' /proc/self/status)"
 if touch /rootprobe 2>/dev/null; then echo root=writable; else echo root=readonly; fi
 if touch /tmp/probe 2>/dev/null; then echo tmp=writable; else echo tmp=readonly; fi
 echo "tmpsize=$(df -k /tmp | awk 'NR==2 {print $2}')"
-if dd if=/dev/zero of=/tmp/fill bs=1M count=80 2>/dev/null; then echo tmpfill=fit; else echo tmpfill=full; fi
-rm -f /tmp/fill
+if head -c 83886080 /dev/zero > /tmp/fill 2>/dev/null; then echo tmpfill=fit; else echo tmpfill=full; fi
+: > /tmp/fill
 echo "hello=$(cat /workspace/hello.txt)"
 if touch /workspace/probe 2>/dev/null; then echo ws=writable; else echo ws=readonly; fi
 echo "mem=$(cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max 2>/dev/null)"
@@ -50,7 +51,7 @@ func TestIsolationDefaults(t *testing.T) {
 			o.Workspace = workspace(t, 0o777)
 			e := newExecutor(t, o)
 			res := run(t, e, shellcap.Request{Command: probe, Timeout: 2 * time.Minute})
-			if res.ExitCode != 0 || res.TimedOut {
+			if res.Err != nil || res.ExitCode != 0 || res.TimedOut {
 				t.Fatalf("probe failed:\n%s", res.Text())
 			}
 			t.Logf("seen from inside:\n%s", res.Stdout)
@@ -96,7 +97,7 @@ func TestWritableWorkspace(t *testing.T) {
 	o.WritableWorkspace = true
 	e := newExecutor(t, o)
 	res := run(t, e, shellcap.Request{Command: "echo made > made.txt && mkdir -p sub && cd sub && pwd", Timeout: time.Minute})
-	if res.ExitCode != 0 {
+	if res.Err != nil || res.ExitCode != 0 {
 		t.Fatalf("write failed:\n%s", res.Text())
 	}
 	b, err := os.ReadFile(filepath.Join(o.Workspace, "made.txt"))
@@ -121,7 +122,7 @@ func TestResultText(t *testing.T) {
 	if got := res.Text(); got != want {
 		t.Errorf("Text = %q, want %q", got, want)
 	}
-	if res.ExitCode != 3 || res.Cwd != "/tmp" {
+	if res.ExitCode != 3 || res.Cwd != WorkspaceMount {
 		t.Errorf("ExitCode %d Cwd %q", res.ExitCode, res.Cwd)
 	}
 	res = run(t, e, shellcap.Request{Command: "cat; echo", Stdin: strings.NewReader("from stdin"), Timeout: time.Minute})
@@ -197,7 +198,7 @@ func TestPersistentKeepsState(t *testing.T) {
 	o.Mode = Persistent
 	e := newExecutor(t, o)
 	res := run(t, e, shellcap.Request{Command: "echo kept > /tmp/state", Timeout: 2 * time.Minute})
-	if res.ExitCode != 0 {
+	if res.Err != nil || res.ExitCode != 0 {
 		t.Fatalf("first command:\n%s", res.Text())
 	}
 	res = run(t, e, shellcap.Request{Command: "cat /tmp/state", Timeout: time.Minute})
@@ -262,21 +263,45 @@ func TestOutputLimit(t *testing.T) {
 	waitNoContainers(t, e)
 }
 
-func TestAuthorize(t *testing.T) {
-	o := testOptions(t)
-	o.Authorize = func(ctx context.Context, command string) *shellcap.Result {
-		if strings.Contains(command, "forbidden") {
-			return &shellcap.Result{Command: command, Err: errors.New("denied by policy")}
-		}
-		return nil
+// The Shell's policy and approval decide every container command; a
+// refused command creates no container and carries the Shell's sentinel.
+func TestShellPolicyRefuses(t *testing.T) {
+	var asked []string
+	sh := testShell(t, shellcap.Options{
+		ApprovalMode: shellcap.ApproveAll,
+		Approve: func(ctx context.Context, req shellcap.ApprovalRequest) (shellcap.Approval, error) {
+			asked = append(asked, req.Command)
+			return shellcap.Approval{Approved: !strings.Contains(req.Command, "refuse"), Reason: "not this one"}, nil
+		},
+	})
+	e := newExecutorOn(t, sh, testOptions(t))
+	cases := []struct {
+		command string
+		want    error
+	}{
+		{"rm -rf /tmp/x", shellcap.ErrDenied}, // the default deny list
+		{"echo refuse", shellcap.ErrNotApproved},
+		{"echo a\x00b", shellcap.ErrNULByte},
 	}
-	e := newExecutor(t, o)
-	res := run(t, e, shellcap.Request{Command: "echo forbidden"})
-	if res.Err == nil || res.Text() != "denied by policy" {
-		t.Errorf("refusal: %q", res.Text())
+	for _, c := range cases {
+		res := run(t, e, shellcap.Request{Command: c.command, Timeout: time.Minute})
+		if !errors.Is(res.Err, c.want) {
+			t.Errorf("%q: Err %v, want %v", c.command, res.Err, c.want)
+			continue
+		}
+		if res.Text() != res.Err.Error() || res.Stdout != "" || res.StdoutBytes != 0 {
+			t.Errorf("%q: a refusal reads %q with stdout %q", c.command, res.Text(), res.Stdout)
+		}
 	}
 	if n := len(containersOf(t, e)); n != 0 {
-		t.Errorf("a refused command created %d containers", n)
+		t.Errorf("refused commands created %d containers", n)
+	}
+	res := run(t, e, shellcap.Request{Command: "echo approved", Timeout: time.Minute})
+	if res.Err != nil || res.Stdout != "approved\n" {
+		t.Errorf("approved command: Err %v, text %q", res.Err, res.Text())
+	}
+	if want := []string{"echo refuse", "echo approved"}; !slices.Equal(asked, want) {
+		t.Errorf("approver asked %q, want %q (denied and unparsable commands never reach it)", asked, want)
 	}
 }
 

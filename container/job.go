@@ -13,6 +13,7 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/capture"
+	"github.com/shellcap/shellcap/internal/proc"
 	"github.com/shellcap/shellcap/internal/textfmt"
 )
 
@@ -91,7 +92,7 @@ func (j *job) run(ctx context.Context) (*outcome, error) {
 		o.limitHit = true
 	default:
 	}
-	o.exitCode, o.signal = exitStatus(cmd.ProcessState)
+	o.exitCode, o.signal = proc.ExitStatus(cmd.ProcessState)
 	return o, nil
 }
 
@@ -226,10 +227,11 @@ func (e *Executor) fill(res *shellcap.Result, out *outcome) {
 	if out.killErr != nil {
 		res.Notes = append(res.Notes, "Stopping the command inside the container may have failed: "+out.killErr.Error())
 	}
-	if e.opts.MaxOutputChars > 0 && utf8.RuneCountInString(res.Text()) > e.opts.MaxOutputChars {
+	full := *res
+	full.TextLimit = 0
+	if e.opts.MaxOutputChars > 0 && utf8.RuneCountInString(full.Text()) > e.opts.MaxOutputChars {
 		res.Truncated = true
 	}
-	res.TextLimit, res.HeadAndTail = e.opts.MaxOutputChars, e.opts.HeadAndTail
 }
 
 func (e *Executor) text(b *capture.Buffer) string {
@@ -240,5 +242,3 @@ func (e *Executor) text(b *capture.Buffer) string {
 	}
 	return s
 }
-
-func isValidUTF8(s string) bool { return utf8.ValidString(s) }
