@@ -208,3 +208,17 @@ func TestNewValidates(t *testing.T) {
 		e.Close()
 	}
 }
+
+func TestParseMode(t *testing.T) {
+	for _, m := range []Mode{Stateless, Persistent} {
+		if got, err := ParseMode(m.String()); err != nil || got != m {
+			t.Errorf("ParseMode(%q) = %v, %v", m.String(), got, err)
+		}
+	}
+	if got, err := ParseMode(""); err != nil || got != Stateless {
+		t.Errorf("ParseMode(\"\") = %v, %v, want Stateless", got, err)
+	}
+	if _, err := ParseMode("Persistent"); !errors.Is(err, shellcap.ErrInvalidOptions) {
+		t.Errorf("ParseMode(Persistent) = %v, want ErrInvalidOptions", err)
+	}
+}

@@ -116,6 +116,15 @@ func (e *Executor) Run(ctx context.Context, req shellcap.Request) (*shellcap.Res
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The host's problems first, like Shell.Run: a closed Shell, bad
+	// Request.Env.
+	if err := checkEnv("Request.Env", req.Env); err != nil {
+		return nil, err
+	}
+	vars, err := e.environment(req.Env)
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	res := &shellcap.Result{
 		Command:     req.Command,
@@ -144,13 +153,6 @@ func (e *Executor) Run(ctx context.Context, req shellcap.Request) (*shellcap.Res
 		return res, nil
 	}
 	res.Cwd = dir
-	if err := checkEnv("Request.Env", req.Env); err != nil {
-		return nil, err
-	}
-	vars, err := e.environment(req.Env)
-	if err != nil {
-		return nil, err
-	}
 
 	id := newName()
 	if e.opts.Mode == Persistent {
@@ -313,7 +315,9 @@ func (e *Executor) engine(ctx context.Context, args ...string) (string, error) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("%w: %s %s: %v: %s", ErrEngine, e.opts.Engine, args[0], err, strings.TrimSpace(out.String()))
+		err = fmt.Errorf("%w: %s %s: %v: %s", ErrEngine, e.opts.Engine, args[0], err, strings.TrimSpace(out.String()))
+		core.Of(e.sh).Logger.Debug("container: engine call failed", "executor", e.id, "err", err)
+		return out.String(), err
 	}
 	return out.String(), nil
 }
@@ -344,8 +348,8 @@ func isNoSuchContainer(out string) bool {
 
 // Close removes the persistent container, if one was started, and the
 // executor's private files, and refuses further Runs. Stateless containers
-// are removed by the command that ran them. It is safe to call more than
-// once.
+// are removed by the command that ran them. The Shell stays open: it is
+// the caller's to close. It is safe to call more than once.
 func (e *Executor) Close() error {
 	e.mu.Lock()
 	already := e.closed

@@ -37,6 +37,19 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
+// ParseMode reads a mode's name as String writes it: "stateless" or
+// "persistent" (what a flag or a configuration file holds). The empty
+// string is Stateless, the zero Mode.
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "", "stateless":
+		return Stateless, nil
+	case "persistent":
+		return Persistent, nil
+	}
+	return 0, optionErr("Mode", "%q is neither stateless nor persistent", s)
+}
+
 // Defaults used when the matching [Options] field is zero.
 const (
 	DefaultMemory    = 512 << 20 // Options.Memory: 512 MiB

@@ -1,6 +1,7 @@
 package container
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -215,5 +216,29 @@ func TestNoWorkspace(t *testing.T) {
 	res := run(t, e, shellcap.Request{Command: "pwd; ls /workspace | wc -l", Timeout: time.Minute})
 	if res.Stdout != "/tmp\n0\n" || res.Cwd != "/tmp" {
 		t.Errorf("stdout %q, Cwd %q, want /tmp and an empty /workspace", res.Stdout, res.Cwd)
+	}
+}
+
+// A closed Shell admits nothing: Run is the host's error, no one is asked
+// to approve, and no container starts.
+func TestClosedShell(t *testing.T) {
+	asked := 0
+	sh := testShell(t, shellcap.Options{
+		ApprovalMode: shellcap.ApproveAll,
+		Approve: func(context.Context, shellcap.ApprovalRequest) (shellcap.Approval, error) {
+			asked++
+			return shellcap.Approval{Approved: true}, nil
+		},
+	})
+	e := newExecutorOn(t, sh, testOptions(t))
+	if err := sh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Run(t.Context(), shellcap.Request{Command: "echo hi", Timeout: time.Minute})
+	if !errors.Is(err, shellcap.ErrClosed) || res != nil {
+		t.Errorf("Run on a closed Shell = %v, %v; want ErrClosed", res, err)
+	}
+	if n := len(containersOf(t, e)); n != 0 || asked != 0 {
+		t.Errorf("%d containers and %d approvals after a refused Run", n, asked)
 	}
 }
