@@ -137,6 +137,10 @@ func TestResultText(t *testing.T) {
 	if !errors.Is(res.Err, shellcap.ErrTimeoutRange) {
 		t.Errorf("timeout range: Err %v", res.Err)
 	}
+	res = run(t, e, shellcap.Request{Command: "echo " + strings.Repeat("x", 32*4096), Timeout: time.Minute})
+	if !errors.Is(res.Err, shellcap.ErrCommandTooLong) {
+		t.Errorf("a command over the argument limit: Err %v, want ErrCommandTooLong", res.Err)
+	}
 }
 
 func TestEnvThroughFile(t *testing.T) {

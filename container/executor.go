@@ -29,6 +29,10 @@ var (
 	ErrEngine = errors.New("container: engine failed")
 )
 
+// maxArgLen is the kernel's limit on one argv string (MAX_ARG_STRLEN); the
+// command reaches the engine client as one.
+const maxArgLen = 32 * 4096
+
 // runMarker is the variable that tags every process of one command in a
 // persistent container, so a timeout can find them all.
 const runMarker = "SHELLCAP_RUN"
@@ -140,6 +144,10 @@ func (e *Executor) Run(ctx context.Context, req shellcap.Request) (*shellcap.Res
 	timeout, err := seam.Timeout(req.Timeout, e.opts.DefaultTimeout, e.opts.MaxTimeout)
 	if err != nil {
 		res.Err = err
+		return res, nil
+	}
+	if len(e.prelude)+len(req.Command)+1 > maxArgLen {
+		res.Err = &shellcap.RequestError{Kind: shellcap.ErrCommandTooLong}
 		return res, nil
 	}
 	if err := seam.Admit(ctx, req.Command); err != nil {
