@@ -73,9 +73,9 @@
 //	MaxProcesses               Options.NProc when it is zero
 //	PersistCwd                 refused by New: every command starts in the workspace
 //	                             (or Request.Dir)
-//	KillGrace                  no: a command past its timeout is killed with SIGKILL at
-//	                             once (the container's shell is its PID 1, which the
-//	                             kernel shields from SIGTERM)
+//	KillGrace                  between SIGTERM and SIGKILL when a command is stopped
+//	                             (a shell that is the container's PID 1 gets SIGTERM
+//	                             only if it traps it)
 //	DieWithProcess             no: containers belong to the engine; a host killed with
 //	                             SIGKILL leaves them to be removed by their label
 //	Sandbox                    no: the container is the boundary; the engine client runs
@@ -94,13 +94,15 @@
 //
 // A command's timeout counts from the start of the engine client, so it
 // includes creating the container. When it expires, or the context ends,
-// or the output passes the output cap, the command is killed inside
-// the container, not just its client: in stateless mode the container is
-// killed and removed; in persistent mode every process carrying the
-// command's SHELLCAP_RUN marker variable, and its process group, is killed
-// while the container and other commands carry on. The kill is repeated
-// until the client exits, so a timeout that fires while the container is
-// still being created kills it too. Every container carries the label
+// or the output passes the output cap, the command is stopped inside the
+// container, not just its client, in two phases: SIGTERM, then SIGKILL
+// once the Shell's KillGrace is over. In stateless mode every process in
+// the container is signalled, then the container is killed and removed;
+// in persistent mode every process carrying the command's SHELLCAP_RUN
+// marker variable, and its process group, is signalled while the
+// container and other commands carry on. The kill is repeated until the
+// client exits, so a timeout that fires while the container is still
+// being created (when there is nothing to send SIGTERM to) kills it too. Every container carries the label
 // io.shellcap.executor=<id> of its executor.
 //
 // # Security

@@ -40,11 +40,12 @@ const runMarker = "SHELLCAP_RUN"
 // Executor runs commands in containers. It is safe for concurrent use.
 type Executor struct {
 	sh         *shellcap.Shell
-	opts       Options  // resolved
-	id         string   // labels every container of this executor
-	privateDir string   // 0700, holds env files
-	ulimits    []string // the Shell's resource limits as --ulimit flags
-	prelude    string   // run before each command (the Shell's MemoryLimit)
+	opts       Options       // resolved
+	id         string        // labels every container of this executor
+	privateDir string        // 0700, holds env files
+	ulimits    []string      // the Shell's resource limits as --ulimit flags
+	prelude    string        // run before each command (the Shell's MemoryLimit)
+	killGrace  time.Duration // between SIGTERM and SIGKILL (the Shell's KillGrace)
 
 	mu      sync.Mutex
 	name    string // the persistent container, once started
@@ -71,7 +72,8 @@ func New(sh *shellcap.Shell, opts Options) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Executor{sh: sh, opts: o, id: newName(), ulimits: shellUlimits(c.Settings), prelude: shellPrelude(c.Settings)}
+	e := &Executor{sh: sh, opts: o, id: newName(), ulimits: shellUlimits(c.Settings),
+		prelude: shellPrelude(c.Settings), killGrace: c.Settings.KillGrace}
 	if _, err := e.environment(nil); err != nil {
 		return nil, err
 	}

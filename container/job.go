@@ -96,11 +96,22 @@ func (j *job) run(ctx context.Context) (*outcome, error) {
 	return o, nil
 }
 
-// stop kills the command inside the container and waits for the engine
-// client to exit. The kill is repeated while the client runs: a timeout can
-// fire while the engine is still creating the container, before there is
-// anything to kill. Past clientExitWait the client itself is killed.
+// stop stops the command inside the container in two phases and waits
+// for the engine client to exit: SIGTERM, then, once the Shell's
+// KillGrace is over or the command has ended, SIGKILL for what is left.
+// The kill is repeated while the client runs: a timeout can fire while
+// the engine is still creating the container, before there is anything
+// to signal (then there is no grace). Past clientExitWait the client
+// itself is killed.
 func (j *job) stop(done <-chan struct{}, cmd *exec.Cmd) error {
+	if grace := j.exec.killGrace; grace > 0 && j.terminate() == nil {
+		t := time.NewTimer(grace)
+		select {
+		case <-done:
+		case <-t.C:
+		}
+		t.Stop()
+	}
 	giveUp := time.NewTimer(clientExitWait)
 	defer giveUp.Stop()
 	var err error
@@ -138,15 +149,32 @@ func (j *job) kill() error {
 	return err
 }
 
-// killScript kills, three passes over, every process whose environment
-// holds "$1" and its process group (an exec'd command leads its own
-// session), skipping itself.
-const killScript = `for pass in 1 2 3; do
+// terminate sends SIGTERM to the command inside the container, the first
+// phase of stop. Stateless: every process in the container, PID 1 (the
+// command's shell, which the kernel shields from signals it has no
+// handler for) included. Persistent: every process carrying the command's
+// marker, and the process group of each. An error means the command could
+// not be reached (the container may still be starting).
+func (j *job) terminate() error {
+	e := j.exec
+	if e.opts.Mode == Stateless {
+		_, err := e.engine(context.Background(), "exec", j.id, e.opts.Shell, "-c", "kill -TERM -- -1 2>/dev/null; kill -TERM 1 2>/dev/null; exit 0")
+		return err
+	}
+	_, err := e.engine(context.Background(), "exec", e.name, e.opts.Shell, "-c", killScript, "shellcap-kill", runMarker+"="+j.id, "TERM")
+	return err
+}
+
+// killScript sends signal "$2" (KILL when absent), three passes over, to
+// every process whose environment holds "$1" and to its process group (an
+// exec'd command leads its own session), skipping itself.
+const killScript = `sig=${2:-KILL}
+for pass in 1 2 3; do
   for d in /proc/[0-9]*; do
     p=${d#/proc/}
     [ "$p" = "$$" ] && continue
     if tr '\000' '\n' < "$d/environ" 2>/dev/null | grep -qx "$1"; then
-      kill -KILL -- "-$p" "$p" 2>/dev/null
+      kill -"$sig" -- "-$p" "$p" 2>/dev/null
     fi
   done
 done

@@ -21,6 +21,17 @@ const limitsScript = `awk '/^Max file size/ {print "fsize=" $4}
 /^Max cpu time/ {print "cpu=" $4}
 /^Max processes/ {print "nproc=" $3}' /proc/self/limits`
 
+// graceScript cleans up on SIGTERM, which only a stop in two phases gives
+// it the time to do.
+const graceScript = `trap 'echo cleaned up; exit 0' TERM; echo ready; while :; do sleep 1; done`
+
+func checkGrace(t *testing.T, res *shellcap.Result) {
+	t.Helper()
+	if !res.TimedOut || res.Stdout != "ready\ncleaned up\n" {
+		t.Errorf("TimedOut %v, stdout %q: want SIGTERM and the Shell's grace before SIGKILL", res.TimedOut, res.Stdout)
+	}
+}
+
 // Each Shell setting, set once on the Shell and on nothing else, is seen
 // in a container command (the table in doc.go).
 func TestShellSettingsFlowDown(t *testing.T) {
@@ -180,6 +191,19 @@ func TestShellSettingsFlowDown(t *testing.T) {
 					t.Errorf("cpu limit %q, want 2 (1.5s rounded up):\n%s", got, res.Text())
 				}
 			},
+		},
+		{
+			name:  "KillGrace",
+			shell: shellcap.Options{KillGrace: 20 * time.Second},
+			req:   shellcap.Request{Command: graceScript, Timeout: 3 * time.Second},
+			check: checkGrace,
+		},
+		{
+			name:  "KillGrace persistent",
+			shell: shellcap.Options{KillGrace: 20 * time.Second},
+			opts:  func(o *Options) { o.Mode = Persistent },
+			req:   shellcap.Request{Command: graceScript, Timeout: 3 * time.Second},
+			check: checkGrace,
 		},
 		{
 			name:  "MaxProcesses",
