@@ -3,6 +3,7 @@ package container
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -411,5 +412,45 @@ func TestTimeoutDuringStartup(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The Shell's state directory (job logs, stdin FIFOs, kept output) in the
+// mounted workspace is covered by an empty read-only tmpfs, whatever its
+// permissions; with a writable mount New makes it first, so no command
+// can plant one.
+func TestStateDirHidden(t *testing.T) {
+	const look = `cat /workspace/.shellcap/jobs/log 2>/dev/null || echo unseen
+if touch /workspace/.shellcap/x 2>/dev/null; then echo writable; else echo readonly; fi`
+	for _, mode := range []Mode{Stateless, Persistent} {
+		for _, writable := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s writable=%v", mode, writable), func(t *testing.T) {
+				ws := workspace(t, 0o777)
+				state := filepath.Join(ws, ".shellcap")
+				o := testOptions(t)
+				o.Mode, o.WritableWorkspace = mode, writable
+				e := newExecutorOn(t, testShell(t, shellcap.Options{Workspace: ws}), o)
+				if _, err := os.Stat(state); writable && err != nil {
+					t.Fatalf("New did not make the state directory of a writable mount: %v", err)
+				}
+				// Open to anyone, so that only the cover keeps it from the container.
+				if err := os.MkdirAll(filepath.Join(state, "jobs"), 0o777); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(state, 0o777); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(state, "jobs", "log"), []byte("the host's\n"), 0o666); err != nil {
+					t.Fatal(err)
+				}
+				res := run(t, e, shellcap.Request{Command: look, Timeout: time.Minute})
+				if res.Err != nil || res.Stdout != "unseen\nreadonly\n" {
+					t.Errorf("inside: %q, want the state directory unseen and read-only:\n%s", res.Stdout, res.Text())
+				}
+				if _, err := os.Stat(filepath.Join(state, "x")); err == nil {
+					t.Error("a command wrote into the host's state directory")
+				}
+			})
+		}
 	}
 }

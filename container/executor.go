@@ -16,6 +16,7 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/core"
+	"github.com/shellcap/shellcap/internal/safefs"
 )
 
 // Errors the host program acts on. Check them with [errors.Is].
@@ -71,6 +72,15 @@ func New(sh *shellcap.Shell, opts Options) (*Executor, error) {
 	o, err := opts.resolve(c.Settings, sh.ReadOnly())
 	if err != nil {
 		return nil, err
+	}
+	if o.WritableWorkspace {
+		// Made on the host before any command could plant a link there,
+		// so that every container covers it (runArgs).
+		st, err := safefs.OpenState(o.Workspace, true)
+		if err != nil {
+			return nil, fmt.Errorf("container: the workspace's state directory: %w", err)
+		}
+		_ = st.Close()
 	}
 	e := &Executor{sh: sh, opts: o, id: newName(), ulimits: shellUlimits(c.Settings),
 		prelude: shellPrelude(c.Settings), killGrace: c.Settings.KillGrace}
