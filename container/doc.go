@@ -118,11 +118,17 @@
 // the flag, in every spelling (`--network=host`, `-v/a:/b`, `-v=/a:/b`,
 // `-itv /a:/b`, ...). Options.EngineArgs are trusted host configuration.
 //
-// Variables (Options.Env, Request.Env) reach the container through an env
-// file created 0600 in a private 0700 directory and removed after the
-// command, never through argv, so they do not appear in `ps`. In stateless
-// mode the engine still records them in the container's configuration
-// (`inspect`) while it exists; in persistent mode they are given per exec.
+// The Shell's state directory in the workspace (.shellcap: job logs, job
+// stdin FIFOs, kept output) is covered by an empty read-only tmpfs in
+// every container; with WritableWorkspace, New makes it on the host first,
+// so no command can plant a link in its place.
+//
+// Variables (the Shell's, Options.Env, Request.Env) reach the container
+// through an env file created 0600 in a private 0700 directory and removed
+// after the command, never through argv, so they do not appear in `ps`. In
+// stateless mode the engine still records them in the container's
+// configuration (`inspect`) while it exists; in persistent mode they are
+// given per exec.
 //
 // Known limits: a process that both leaves its process group (setsid) and
 // clears its environment escapes the persistent-mode kill and runs until
