@@ -88,7 +88,8 @@
 // variables; until the seam hands down Options.Env on its own, they are
 // told apart by value (a variable the host has with the same value counts
 // as the host's), and a read-only Shell, which prepares no command, gives
-// its Options.Env to no container: set container Options.Env there.
+// its Options.Env to no container, nor its DeniedEnvPatterns: set
+// container Options.Env there.
 //
 // # Timeouts and cleanup
 //

@@ -27,7 +27,8 @@ import (
 // read off the environment the Shell would give a host command: a
 // variable counts as the host's when the host has it with the same value.
 // A read-only Shell prepares no command, so its environment cannot be
-// read: its commands get Options.Env and extra only.
+// read: its commands get Options.Env and extra only, without its
+// DeniedEnvPatterns (which the seam does not hand down either).
 func (e *Executor) environment(extra map[string]string) (map[string]string, error) {
 	given := maps.Clone(e.opts.Env)
 	if given == nil {
