@@ -59,6 +59,18 @@ func TestShellSettingsFlowDown(t *testing.T) {
 			},
 		},
 		{
+			name:  "ReadOnly",
+			shell: shellcap.Options{ReadOnly: true},
+			opts:  func(o *Options) { o.Env = map[string]string{"OWN": "own"} },
+			req:   shellcap.Request{Command: `printf '%s|' "$OWN"; cat hello.txt; touch new 2>/dev/null || echo read-only`},
+			check: func(t *testing.T, res *shellcap.Result) {
+				// A read-only Shell runs nothing itself; a container mounts its workspace read-only.
+				if res.Err != nil || res.Stdout != "own|hello from the host\nread-only\n" {
+					t.Errorf("stdout %q:\n%s", res.Stdout, res.Text())
+				}
+			},
+		},
+		{
 			name:  "DefaultTimeout",
 			shell: shellcap.Options{DefaultTimeout: 3 * time.Second},
 			req:   shellcap.Request{Command: "sleep 60"},
