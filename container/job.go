@@ -165,18 +165,30 @@ func (j *job) terminate() error {
 	return err
 }
 
-// killScript sends signal "$2" (KILL when absent), three passes over, to
-// every process whose environment holds "$1" and to its process group (an
-// exec'd command leads its own session), skipping itself.
-const killScript = `sig=${2:-KILL}
+// killScript sends signal "$2" (KILL when absent) to every process whose
+// environment holds "$1", skipping itself: to the process group of each
+// that leads one (an exec'd command leads its own session), then to each
+// other such process outside those groups, so every process gets it once.
+// KILL goes three passes over, to catch what forked meanwhile; any other
+// signal goes once, as a command that traps it would run its handler
+// again for each.
+const killScript = `marker=$1 sig=${2:-KILL}
 for pass in 1 2 3; do
+  leaders= others=
   for d in /proc/[0-9]*; do
     p=${d#/proc/}
     [ "$p" = "$$" ] && continue
-    if tr '\000' '\n' < "$d/environ" 2>/dev/null | grep -qx "$1"; then
-      kill -"$sig" -- "-$p" "$p" 2>/dev/null
-    fi
+    tr '\000' '\n' < "$d/environ" 2>/dev/null | grep -qx "$marker" || continue
+    s=$(cat "$d/stat" 2>/dev/null) || continue
+    set -- ${s##*) }
+    if [ "$3" = "$p" ]; then leaders="$leaders $p"; else others="$others $p:$3"; fi
   done
+  for p in $leaders; do kill -"$sig" -- "-$p" 2>/dev/null; done
+  for o in $others; do
+    case " $leaders " in *" ${o#*:} "*) continue ;; esac
+    kill -"$sig" -- "${o%:*}" 2>/dev/null
+  done
+  [ "$sig" = KILL ] || break
 done
 exit 0`
 

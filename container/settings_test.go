@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,14 +22,17 @@ const limitsScript = `awk '/^Max file size/ {print "fsize=" $4}
 /^Max cpu time/ {print "cpu=" $4}
 /^Max processes/ {print "nproc=" $3}' /proc/self/limits`
 
-// graceScript cleans up on SIGTERM, which only a stop in two phases gives
-// it the time to do.
-const graceScript = `trap 'echo cleaned up; exit 0' TERM; echo ready; while :; do sleep 1; done`
+// graceScript and a child of it clean up on SIGTERM, which only a stop in
+// two phases gives them the time to do.
+const graceScript = `sh -c 'trap "echo child cleaned up; exit 0" TERM; while :; do sleep 1; done' &
+trap 'echo cleaned up; wait; exit 0' TERM; echo ready; while :; do sleep 1; done`
 
 func checkGrace(t *testing.T, res *shellcap.Result) {
 	t.Helper()
-	if !res.TimedOut || res.Stdout != "ready\ncleaned up\n" {
-		t.Errorf("TimedOut %v, stdout %q: want SIGTERM and the Shell's grace before SIGKILL", res.TimedOut, res.Stdout)
+	lines := strings.Split(strings.TrimSuffix(res.Stdout, "\n"), "\n")
+	slices.Sort(lines)
+	if want := []string{"child cleaned up", "cleaned up", "ready"}; !res.TimedOut || !slices.Equal(lines, want) {
+		t.Errorf("TimedOut %v, stdout %q: want SIGTERM once to each process and the Shell's grace before SIGKILL", res.TimedOut, res.Stdout)
 	}
 }
 
