@@ -83,6 +83,7 @@
 //	Shell                      no: Options.Shell names the shell inside the image
 //	DisableOutputFiles,        no: a container command keeps no output files
 //	  OutputRetention
+//	Logger                     failed engine calls (kill, rm, start), at debug level
 //
 // The Shell's environment reaches the container without its host
 // variables; until the seam hands down Options.Env on its own, they are
