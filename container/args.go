@@ -3,8 +3,12 @@ package container
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/shellcap/shellcap/internal/safefs"
 )
 
 // ErrForbiddenArg is wrapped by the *ArgError [CheckExtraArgs] returns.
@@ -195,12 +199,23 @@ func (e *Executor) runArgs(name string) []string {
 		"--ulimit", fmt.Sprintf("nproc=%d:%d", o.NProc, o.NProc),
 		"--label", labelKey + "=" + e.id,
 	}
-	if o.Workspace != "" {
+	args = append(args, e.ulimits...)
+	if !o.NoWorkspace {
 		mode := "ro"
 		if o.WritableWorkspace {
 			mode = "rw"
 		}
 		args = append(args, "--volume", o.Workspace+":"+WorkspaceMount+":"+mode)
+		if stateDirExists(o.Workspace) {
+			// Job logs, stdin FIFOs and kept output are the host's, not the
+			// model's: an empty read-only tmpfs covers them. Podman copies
+			// what is beneath into a tmpfs unless told not to.
+			cover := WorkspaceMount + "/" + safefs.StateDirName + ":ro,size=4k,mode=0555"
+			if engineKind(o.Engine) == "podman" {
+				cover += ",notmpcopyup"
+			}
+			args = append(args, "--tmpfs", cover)
+		}
 	}
 	return append(args, o.ExtraArgs...)
 }
@@ -213,4 +228,12 @@ func (e *Executor) image() []string {
 		return []string{"--rootfs", e.opts.RootFS}
 	}
 	return []string{e.opts.Image}
+}
+
+// stateDirExists reports whether the workspace holds the Shell's state
+// directory (.shellcap) as a real directory, a mount point the container
+// can cover.
+func stateDirExists(workspace string) bool {
+	fi, err := os.Lstat(filepath.Join(workspace, safefs.StateDirName))
+	return err == nil && fi.IsDir()
 }

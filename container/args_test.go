@@ -136,7 +136,8 @@ func TestCheckExtraArgsAllows(t *testing.T) {
 }
 
 func TestNewRejectsExtraArgs(t *testing.T) {
-	_, err := New(Options{Engine: "sh", Image: "x"})
+	sh := testShell(t, shellcap.Options{})
+	_, err := New(sh, Options{Engine: "sh", Image: "x"})
 	if !errors.Is(err, shellcap.ErrInvalidOptions) {
 		t.Errorf("Engine sh: %v, want ErrInvalidOptions", err)
 	}
@@ -144,7 +145,7 @@ func TestNewRejectsExtraArgs(t *testing.T) {
 		return
 	}
 	requirePodman(t)
-	_, err = New(Options{Engine: "podman", Image: "x", ExtraArgs: []string{"-itv/a:/b"}})
+	_, err = New(sh, Options{Engine: "podman", Image: "x", ExtraArgs: []string{"-itv/a:/b"}})
 	var oe *shellcap.OptionError
 	if !errors.As(err, &oe) || oe.Option != "ExtraArgs" || !strings.Contains(err.Error(), "-v") {
 		t.Errorf("New with -itv/a:/b: %v, want an OptionError for ExtraArgs naming -v", err)
@@ -153,26 +154,71 @@ func TestNewRejectsExtraArgs(t *testing.T) {
 
 func TestNewValidates(t *testing.T) {
 	requirePodman(t)
-	bad := []Options{
-		{Engine: "podman"}, // neither Image nor RootFS
-		{Engine: "podman", Image: "x", RootFS: "/"},
-		{Engine: "podman", Image: "--privileged"},
-		{Engine: "podman", Image: "x", Memory: -1},
-		{Engine: "podman", Image: "x", Pids: -1},
-		{Engine: "podman", Image: "x", Mode: 7},
-		{Engine: "podman", Image: "x", Shell: "sh"},
-		{Engine: "podman", Image: "x", Env: map[string]string{"A B": "x"}},
-		{Engine: "podman", Image: "x", Env: map[string]string{"A": "x\ny"}},
-		{Engine: "podman", Image: "x", Workspace: "/does/not/exist"},
-		{Engine: "podman", Image: "x", EngineArgs: []string{"run"}},
-		{Engine: "podman", Image: "x", DefaultTimeout: time.Hour},
+	sh := testShell(t, shellcap.Options{})
+	readOnly := testShell(t, shellcap.Options{ReadOnly: true})
+	persistCwd := testShell(t, shellcap.Options{PersistCwd: true})
+	newlineEnv := testShell(t, shellcap.Options{Env: map[string]string{"MULTI": "a\nb"}})
+	bad := []struct {
+		sh     *shellcap.Shell
+		o      Options
+		option string // the OptionError's Option
+	}{
+		{nil, Options{Engine: "podman", Image: "x"}, "Shell"},
+		{sh, Options{Engine: "podman"}, "Image"}, // neither Image nor RootFS
+		{sh, Options{Engine: "podman", Image: "x", RootFS: "/"}, "RootFS"},
+		{sh, Options{Engine: "podman", Image: "--privileged"}, "Image"},
+		{sh, Options{Engine: "podman", Image: "x", Memory: -1}, "Memory"},
+		{sh, Options{Engine: "podman", Image: "x", Pids: -1}, "Pids"},
+		{sh, Options{Engine: "podman", Image: "x", Mode: 7}, "Mode"},
+		{sh, Options{Engine: "podman", Image: "x", Shell: "sh"}, "Shell"},
+		{sh, Options{Engine: "podman", Image: "x", Env: map[string]string{"A B": "x"}}, "Env"},
+		{sh, Options{Engine: "podman", Image: "x", Env: map[string]string{"A": "x\ny"}}, "Env"},
+		{sh, Options{Engine: "podman", Image: "x", Workspace: "/does/not/exist"}, "Workspace"},
+		{sh, Options{Engine: "podman", Image: "x", NoWorkspace: true, Workspace: "/tmp"}, "NoWorkspace"},
+		{sh, Options{Engine: "podman", Image: "x", EngineArgs: []string{"run"}}, "EngineArgs"},
+		{sh, Options{Engine: "podman", Image: "x", DefaultTimeout: time.Hour}, "DefaultTimeout"},
+		{readOnly, Options{Engine: "podman", Image: "x", WritableWorkspace: true}, "WritableWorkspace"},
+		{persistCwd, Options{Engine: "podman", Image: "x"}, "PersistCwd"},
+		{newlineEnv, Options{Engine: "podman", Image: "x"}, "Env"},
 	}
-	for _, o := range bad {
-		if e, err := New(o); !errors.Is(err, shellcap.ErrInvalidOptions) {
-			t.Errorf("New(%+v) = %v, want ErrInvalidOptions", o, err)
-			if e != nil {
-				e.Close()
-			}
+	for _, c := range bad {
+		e, err := New(c.sh, c.o)
+		var oe *shellcap.OptionError
+		if !errors.Is(err, shellcap.ErrInvalidOptions) || !errors.As(err, &oe) || oe.Option != c.option {
+			t.Errorf("New(%+v) = %v, want an OptionError for %s", c.o, err, c.option)
 		}
+		if e != nil {
+			e.Close()
+		}
+	}
+	// The Shell's variable can be overridden; a read-only Shell is fine
+	// with a read-only mount.
+	for _, c := range []struct {
+		sh *shellcap.Shell
+		o  Options
+	}{
+		{newlineEnv, Options{Engine: "podman", Image: "x", Env: map[string]string{"MULTI": "one line"}}},
+		{readOnly, Options{Engine: "podman", Image: "x"}},
+	} {
+		e, err := New(c.sh, c.o)
+		if err != nil {
+			t.Errorf("New(%+v) = %v, want success", c.o, err)
+			continue
+		}
+		e.Close()
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	for _, m := range []Mode{Stateless, Persistent} {
+		if got, err := ParseMode(m.String()); err != nil || got != m {
+			t.Errorf("ParseMode(%q) = %v, %v", m.String(), got, err)
+		}
+	}
+	if got, err := ParseMode(""); err != nil || got != Stateless {
+		t.Errorf("ParseMode(\"\") = %v, %v, want Stateless", got, err)
+	}
+	if _, err := ParseMode("Persistent"); !errors.Is(err, shellcap.ErrInvalidOptions) {
+		t.Errorf("ParseMode(Persistent) = %v, want ErrInvalidOptions", err)
 	}
 }

@@ -3,8 +3,10 @@ package container
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,8 +24,8 @@ echo "nnp=$(awk '/^NoNewPrivs/ {print $2}' /proc/self/status)"
 if touch /rootprobe 2>/dev/null; then echo root=writable; else echo root=readonly; fi
 if touch /tmp/probe 2>/dev/null; then echo tmp=writable; else echo tmp=readonly; fi
 echo "tmpsize=$(df -k /tmp | awk 'NR==2 {print $2}')"
-if dd if=/dev/zero of=/tmp/fill bs=1M count=80 2>/dev/null; then echo tmpfill=fit; else echo tmpfill=full; fi
-rm -f /tmp/fill
+if head -c 83886080 /dev/zero > /tmp/fill 2>/dev/null; then echo tmpfill=fit; else echo tmpfill=full; fi
+: > /tmp/fill
 echo "hello=$(cat /workspace/hello.txt)"
 if touch /workspace/probe 2>/dev/null; then echo ws=writable; else echo ws=readonly; fi
 echo "mem=$(cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max 2>/dev/null)"
@@ -50,7 +52,7 @@ func TestIsolationDefaults(t *testing.T) {
 			o.Workspace = workspace(t, 0o777)
 			e := newExecutor(t, o)
 			res := run(t, e, shellcap.Request{Command: probe, Timeout: 2 * time.Minute})
-			if res.ExitCode != 0 || res.TimedOut {
+			if res.Err != nil || res.ExitCode != 0 || res.TimedOut {
 				t.Fatalf("probe failed:\n%s", res.Text())
 			}
 			t.Logf("seen from inside:\n%s", res.Stdout)
@@ -96,7 +98,7 @@ func TestWritableWorkspace(t *testing.T) {
 	o.WritableWorkspace = true
 	e := newExecutor(t, o)
 	res := run(t, e, shellcap.Request{Command: "echo made > made.txt && mkdir -p sub && cd sub && pwd", Timeout: time.Minute})
-	if res.ExitCode != 0 {
+	if res.Err != nil || res.ExitCode != 0 {
 		t.Fatalf("write failed:\n%s", res.Text())
 	}
 	b, err := os.ReadFile(filepath.Join(o.Workspace, "made.txt"))
@@ -121,7 +123,7 @@ func TestResultText(t *testing.T) {
 	if got := res.Text(); got != want {
 		t.Errorf("Text = %q, want %q", got, want)
 	}
-	if res.ExitCode != 3 || res.Cwd != "/tmp" {
+	if res.ExitCode != 3 || res.Cwd != WorkspaceMount {
 		t.Errorf("ExitCode %d Cwd %q", res.ExitCode, res.Cwd)
 	}
 	res = run(t, e, shellcap.Request{Command: "cat; echo", Stdin: strings.NewReader("from stdin"), Timeout: time.Minute})
@@ -135,6 +137,10 @@ func TestResultText(t *testing.T) {
 	res = run(t, e, shellcap.Request{Command: "true", Timeout: time.Hour})
 	if !errors.Is(res.Err, shellcap.ErrTimeoutRange) {
 		t.Errorf("timeout range: Err %v", res.Err)
+	}
+	res = run(t, e, shellcap.Request{Command: "echo " + strings.Repeat("x", 32*4096), Timeout: time.Minute})
+	if !errors.Is(res.Err, shellcap.ErrCommandTooLong) {
+		t.Errorf("a command over the argument limit: Err %v, want ErrCommandTooLong", res.Err)
 	}
 }
 
@@ -197,7 +203,7 @@ func TestPersistentKeepsState(t *testing.T) {
 	o.Mode = Persistent
 	e := newExecutor(t, o)
 	res := run(t, e, shellcap.Request{Command: "echo kept > /tmp/state", Timeout: 2 * time.Minute})
-	if res.ExitCode != 0 {
+	if res.Err != nil || res.ExitCode != 0 {
 		t.Fatalf("first command:\n%s", res.Text())
 	}
 	res = run(t, e, shellcap.Request{Command: "cat /tmp/state", Timeout: time.Minute})
@@ -262,21 +268,45 @@ func TestOutputLimit(t *testing.T) {
 	waitNoContainers(t, e)
 }
 
-func TestAuthorize(t *testing.T) {
-	o := testOptions(t)
-	o.Authorize = func(ctx context.Context, command string) *shellcap.Result {
-		if strings.Contains(command, "forbidden") {
-			return &shellcap.Result{Command: command, Err: errors.New("denied by policy")}
-		}
-		return nil
+// The Shell's policy and approval decide every container command; a
+// refused command creates no container and carries the Shell's sentinel.
+func TestShellPolicyRefuses(t *testing.T) {
+	var asked []string
+	sh := testShell(t, shellcap.Options{
+		ApprovalMode: shellcap.ApproveAll,
+		Approve: func(ctx context.Context, req shellcap.ApprovalRequest) (shellcap.Approval, error) {
+			asked = append(asked, req.Command)
+			return shellcap.Approval{Approved: !strings.Contains(req.Command, "refuse"), Reason: "not this one"}, nil
+		},
+	})
+	e := newExecutorOn(t, sh, testOptions(t))
+	cases := []struct {
+		command string
+		want    error
+	}{
+		{"rm -rf /tmp/x", shellcap.ErrDenied}, // the default deny list
+		{"echo refuse", shellcap.ErrNotApproved},
+		{"echo a\x00b", shellcap.ErrNULByte},
 	}
-	e := newExecutor(t, o)
-	res := run(t, e, shellcap.Request{Command: "echo forbidden"})
-	if res.Err == nil || res.Text() != "denied by policy" {
-		t.Errorf("refusal: %q", res.Text())
+	for _, c := range cases {
+		res := run(t, e, shellcap.Request{Command: c.command, Timeout: time.Minute})
+		if !errors.Is(res.Err, c.want) {
+			t.Errorf("%q: Err %v, want %v", c.command, res.Err, c.want)
+			continue
+		}
+		if res.Text() != res.Err.Error() || res.Stdout != "" || res.StdoutBytes != 0 {
+			t.Errorf("%q: a refusal reads %q with stdout %q", c.command, res.Text(), res.Stdout)
+		}
 	}
 	if n := len(containersOf(t, e)); n != 0 {
-		t.Errorf("a refused command created %d containers", n)
+		t.Errorf("refused commands created %d containers", n)
+	}
+	res := run(t, e, shellcap.Request{Command: "echo approved", Timeout: time.Minute})
+	if res.Err != nil || res.Stdout != "approved\n" {
+		t.Errorf("approved command: Err %v, text %q", res.Err, res.Text())
+	}
+	if want := []string{"echo refuse", "echo approved"}; !slices.Equal(asked, want) {
+		t.Errorf("approver asked %q, want %q (denied and unparsable commands never reach it)", asked, want)
 	}
 }
 
@@ -382,5 +412,45 @@ func TestTimeoutDuringStartup(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The Shell's state directory (job logs, stdin FIFOs, kept output) in the
+// mounted workspace is covered by an empty read-only tmpfs, whatever its
+// permissions; with a writable mount New makes it first, so no command
+// can plant one.
+func TestStateDirHidden(t *testing.T) {
+	const look = `cat /workspace/.shellcap/jobs/log 2>/dev/null || echo unseen
+if touch /workspace/.shellcap/x 2>/dev/null; then echo writable; else echo readonly; fi`
+	for _, mode := range []Mode{Stateless, Persistent} {
+		for _, writable := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s writable=%v", mode, writable), func(t *testing.T) {
+				ws := workspace(t, 0o777)
+				state := filepath.Join(ws, ".shellcap")
+				o := testOptions(t)
+				o.Mode, o.WritableWorkspace = mode, writable
+				e := newExecutorOn(t, testShell(t, shellcap.Options{Workspace: ws}), o)
+				if _, err := os.Stat(state); writable && err != nil {
+					t.Fatalf("New did not make the state directory of a writable mount: %v", err)
+				}
+				// Open to anyone, so that only the cover keeps it from the container.
+				if err := os.MkdirAll(filepath.Join(state, "jobs"), 0o777); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(state, 0o777); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(state, "jobs", "log"), []byte("the host's\n"), 0o666); err != nil {
+					t.Fatal(err)
+				}
+				res := run(t, e, shellcap.Request{Command: look, Timeout: time.Minute})
+				if res.Err != nil || res.Stdout != "unseen\nreadonly\n" {
+					t.Errorf("inside: %q, want the state directory unseen and read-only:\n%s", res.Stdout, res.Text())
+				}
+				if _, err := os.Stat(filepath.Join(state, "x")); err == nil {
+					t.Error("a command wrote into the host's state directory")
+				}
+			})
+		}
 	}
 }

@@ -9,14 +9,15 @@ import (
 )
 
 // checkEnv validates variables for an env file: shell names, and values an
-// env file can carry unchanged (one line, no NUL).
-func checkEnv(env map[string]string) error {
+// env file can carry unchanged (one line, no NUL). option names where they
+// came from.
+func checkEnv(option string, env map[string]string) error {
 	for k, v := range env {
 		if !validName(k) {
-			return optionErr("Env", "%q is not a valid variable name", k)
+			return optionErr(option, "%q is not a valid variable name", k)
 		}
 		if strings.ContainsAny(v, "\x00\r\n") {
-			return optionErr("Env", "the value of %s holds a NUL, CR or LF, which an env file cannot carry", k)
+			return optionErr(option, "the value of %s holds a NUL, CR or LF, which an env file cannot carry", k)
 		}
 	}
 	return nil

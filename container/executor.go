@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap"
-	"github.com/shellcap/shellcap/internal/textfmt"
+	"github.com/shellcap/shellcap/internal/core"
+	"github.com/shellcap/shellcap/internal/safefs"
 )
 
 // Errors the host program acts on. Check them with [errors.Is].
@@ -29,15 +30,23 @@ var (
 	ErrEngine = errors.New("container: engine failed")
 )
 
+// maxArgLen is the kernel's limit on one argv string (MAX_ARG_STRLEN); the
+// command reaches the engine client as one.
+const maxArgLen = 32 * 4096
+
 // runMarker is the variable that tags every process of one command in a
 // persistent container, so a timeout can find them all.
 const runMarker = "SHELLCAP_RUN"
 
 // Executor runs commands in containers. It is safe for concurrent use.
 type Executor struct {
-	opts       Options // resolved
-	id         string  // labels every container of this executor
-	privateDir string  // 0700, holds env files
+	sh         *shellcap.Shell
+	opts       Options       // resolved
+	id         string        // labels every container of this executor
+	privateDir string        // 0700, holds env files
+	ulimits    []string      // the Shell's resource limits as --ulimit flags
+	prelude    string        // run before each command (the Shell's MemoryLimit)
+	killGrace  time.Duration // between SIGTERM and SIGKILL (the Shell's KillGrace)
 
 	mu      sync.Mutex
 	name    string // the persistent container, once started
@@ -45,13 +54,37 @@ type Executor struct {
 	closed  bool
 }
 
-// New validates opts and returns an Executor. It starts no container: in
-// persistent mode the container starts on the first Run. A bad option is
-// an error wrapping shellcap.ErrInvalidOptions (as *shellcap.OptionError);
-// a missing engine wraps ErrNoEngine.
-func New(opts Options) (*Executor, error) {
-	o, err := opts.resolve()
+// New validates opts and returns an Executor that runs the commands sh
+// admits (its input checks, policy and approval) in containers, with sh's
+// settings wherever a field of opts is zero (see the package
+// documentation for the table). It starts no container: in persistent
+// mode the container starts on the first Run. A nil sh, or a bad option,
+// is an error wrapping shellcap.ErrInvalidOptions (as
+// *shellcap.OptionError); a missing engine wraps ErrNoEngine.
+func New(sh *shellcap.Shell, opts Options) (*Executor, error) {
+	if sh == nil {
+		return nil, optionErr("Shell", "container.New needs a *shellcap.Shell (its policy, approval and settings apply to every command)")
+	}
+	c := core.Of(sh)
+	if c.Settings.PersistCwd {
+		return nil, optionErr("PersistCwd", "the container executor starts every command in the workspace (or Request.Dir) and cannot keep a directory between commands; turn PersistCwd off for this Shell")
+	}
+	o, err := opts.resolve(c.Settings, sh.ReadOnly())
 	if err != nil {
+		return nil, err
+	}
+	if o.WritableWorkspace {
+		// Made on the host before any command could plant a link there,
+		// so that every container covers it (runArgs).
+		st, err := safefs.OpenState(o.Workspace, true)
+		if err != nil {
+			return nil, fmt.Errorf("container: the workspace's state directory: %w", err)
+		}
+		_ = st.Close()
+	}
+	e := &Executor{sh: sh, opts: o, id: newName(), ulimits: shellUlimits(c.Settings),
+		prelude: shellPrelude(c.Settings), killGrace: c.Settings.KillGrace}
+	if _, err := e.environment(nil); err != nil {
 		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "shellcap-container-")
@@ -62,7 +95,7 @@ func New(opts Options) (*Executor, error) {
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	e := &Executor{opts: o, id: newName(), privateDir: dir}
+	e.privateDir = dir
 	if o.Mode == Persistent {
 		e.name = newName()
 	}
@@ -84,11 +117,13 @@ func newName() string {
 }
 
 // Run runs one command in a container and reports what happened, like
-// [shellcap.Shell.Run]: problems the model can fix (a NUL byte, a timeout
-// out of range, a directory outside the workspace, a refusal by
-// Options.Authorize) come back as a Result whose Err is set. The error is
-// for the host program: a closed executor, an engine that cannot start
-// the persistent container. Request.Dir is relative to /workspace (or
+// [shellcap.Shell.Run], whose signature it shares: problems the model can
+// fix, and refusals (a NUL byte, a timeout out of range, a directory
+// outside the workspace, the Shell's policy or approval) come back as a
+// Result whose Err is set (errors.Is against shellcap's sentinels) and
+// which has no exit code, since nothing ran. The error is for the host
+// program: a closed executor or Shell, an engine that cannot start the
+// persistent container. Request.Dir is relative to /workspace (or
 // absolute inside it).
 func (e *Executor) Run(ctx context.Context, req shellcap.Request) (*shellcap.Result, error) {
 	if e.isClosed() {
@@ -97,22 +132,38 @@ func (e *Executor) Run(ctx context.Context, req shellcap.Request) (*shellcap.Res
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The host's problems first, like Shell.Run: a closed Shell, bad
+	// Request.Env.
+	if err := checkEnv("Request.Env", req.Env); err != nil {
+		return nil, err
+	}
+	vars, err := e.environment(req.Env)
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
-	res := &shellcap.Result{Command: req.Command, Cwd: e.homeDir()}
+	res := &shellcap.Result{
+		Command:     req.Command,
+		Cwd:         e.homeDir(),
+		TextLimit:   e.opts.MaxOutputChars,
+		HeadAndTail: e.opts.HeadAndTail,
+	}
 	defer func() { res.Duration = time.Since(start) }()
 
-	if rerr := checkCommand(req.Command); rerr != nil {
-		res.Err = rerr
+	seam := core.Of(e.sh)
+	// Cheap checks first, so no one is asked to approve a request that
+	// would be refused anyway (the order of Shell.Run).
+	timeout, err := seam.Timeout(req.Timeout, e.opts.DefaultTimeout, e.opts.MaxTimeout)
+	if err != nil {
+		res.Err = err
 		return res, nil
 	}
-	if e.opts.Authorize != nil {
-		if refused := e.opts.Authorize(ctx, req.Command); refused != nil {
-			return refused, nil
-		}
+	if len(e.prelude)+len(req.Command)+1 > maxArgLen {
+		res.Err = &shellcap.RequestError{Kind: shellcap.ErrCommandTooLong}
+		return res, nil
 	}
-	timeout, rerr := e.timeout(req.Timeout)
-	if rerr != nil {
-		res.Err = rerr
+	if err := seam.Admit(ctx, req.Command); err != nil {
+		res.Err = err
 		return res, nil
 	}
 	res.Timeout = timeout
@@ -122,18 +173,8 @@ func (e *Executor) Run(ctx context.Context, req shellcap.Request) (*shellcap.Res
 		return res, nil
 	}
 	res.Cwd = dir
-	if err := checkEnv(req.Env); err != nil {
-		return nil, err
-	}
 
 	id := newName()
-	vars := map[string]string{}
-	for k, v := range e.opts.Env {
-		vars[k] = v
-	}
-	for k, v := range req.Env {
-		vars[k] = v
-	}
 	if e.opts.Mode == Persistent {
 		vars[runMarker] = id
 		if err := e.ensureStarted(ctx); err != nil {
@@ -165,6 +206,17 @@ func (e *Executor) Run(ctx context.Context, req shellcap.Request) (*shellcap.Res
 	}
 	return res, nil
 }
+
+// runner is what Executor and shellcap.Shell have in common: Run keeps the
+// signature of Shell.Run, so a front end holds either behind one interface.
+type runner interface {
+	Run(ctx context.Context, req shellcap.Request) (*shellcap.Result, error)
+}
+
+var (
+	_ runner = (*Executor)(nil)
+	_ runner = (*shellcap.Shell)(nil)
+)
 
 // engineMayHaveFailed reports a result that may be the engine's failure
 // rather than the command's: podman's and docker's exit codes for their own
@@ -206,17 +258,18 @@ func (e *Executor) commandArgv(id, envFile, dir string, req shellcap.Request) []
 		argv = append(argv, "--interactive")
 	}
 	argv = append(argv, "--env-file", envFile, "--workdir", dir)
+	script := e.prelude + req.Command
 	if e.opts.Mode == Persistent {
-		return append(argv, e.name, e.opts.Shell, "-c", req.Command)
+		return append(argv, e.name, e.opts.Shell, "-c", script)
 	}
 	argv = append(argv, e.runArgs(id)...)
 	argv = append(argv, e.image()...)
-	return append(argv, e.opts.Shell, "-c", req.Command)
+	return append(argv, e.opts.Shell, "-c", script)
 }
 
 // homeDir is where commands start by default.
 func (e *Executor) homeDir() string {
-	if e.opts.Workspace != "" {
+	if !e.opts.NoWorkspace {
 		return WorkspaceMount
 	}
 	return "/tmp"
@@ -241,30 +294,6 @@ func (e *Executor) workdir(dir string) (string, *shellcap.RequestError) {
 			Msg: fmt.Sprintf("The requested directory %s is outside %s.", p, home)}
 	}
 	return p, nil
-}
-
-// timeout resolves the request's timeout within the executor's range.
-func (e *Executor) timeout(t time.Duration) (time.Duration, *shellcap.RequestError) {
-	switch {
-	case t == 0:
-		return e.opts.DefaultTimeout, nil
-	case t < 0 || t > e.opts.MaxTimeout:
-		return 0, &shellcap.RequestError{Kind: shellcap.ErrTimeoutRange,
-			Msg: fmt.Sprintf("The timeout must be greater than zero and at most %s (got %s).",
-				textfmt.FormatSeconds(e.opts.MaxTimeout), textfmt.FormatSeconds(t))}
-	}
-	return t, nil
-}
-
-// checkCommand rejects what no process can receive.
-func checkCommand(cmd string) *shellcap.RequestError {
-	if strings.IndexByte(cmd, 0) >= 0 {
-		return &shellcap.RequestError{Kind: shellcap.ErrNULByte}
-	}
-	if !isValidUTF8(cmd) {
-		return &shellcap.RequestError{Kind: shellcap.ErrInvalidUTF8}
-	}
-	return nil
 }
 
 func (e *Executor) isClosed() bool {
@@ -306,7 +335,9 @@ func (e *Executor) engine(ctx context.Context, args ...string) (string, error) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("%w: %s %s: %v: %s", ErrEngine, e.opts.Engine, args[0], err, strings.TrimSpace(out.String()))
+		err = fmt.Errorf("%w: %s %s: %v: %s", ErrEngine, e.opts.Engine, args[0], err, strings.TrimSpace(out.String()))
+		core.Of(e.sh).Logger.Debug("container: engine call failed", "executor", e.id, "err", err)
+		return out.String(), err
 	}
 	return out.String(), nil
 }
@@ -337,8 +368,8 @@ func isNoSuchContainer(out string) bool {
 
 // Close removes the persistent container, if one was started, and the
 // executor's private files, and refuses further Runs. Stateless containers
-// are removed by the command that ran them. It is safe to call more than
-// once.
+// are removed by the command that ran them. The Shell stays open: it is
+// the caller's to close. It is safe to call more than once.
 func (e *Executor) Close() error {
 	e.mu.Lock()
 	already := e.closed

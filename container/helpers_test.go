@@ -147,11 +147,32 @@ func testOptions(t *testing.T) Options {
 	}
 }
 
-// newExecutor creates an executor and checks at cleanup that Close left
-// no container of it behind.
+// testShell returns a Shell over a fresh workspace the container user can
+// enter (0755), closed at cleanup. A zero Workspace in so means that one.
+func testShell(t *testing.T, so shellcap.Options) *shellcap.Shell {
+	t.Helper()
+	if so.Workspace == "" {
+		so.Workspace = workspace(t, 0o755)
+	}
+	sh, err := shellcap.New(so)
+	if err != nil {
+		t.Fatalf("shellcap.New: %v", err)
+	}
+	t.Cleanup(func() { _ = sh.Close() })
+	return sh
+}
+
+// newExecutor creates an executor over a default Shell (testShell) and
+// checks at cleanup that Close left no container of it behind.
 func newExecutor(t *testing.T, o Options) *Executor {
 	t.Helper()
-	e, err := New(o)
+	return newExecutorOn(t, testShell(t, shellcap.Options{}), o)
+}
+
+// newExecutorOn is newExecutor over the Shell sh.
+func newExecutorOn(t *testing.T, sh *shellcap.Shell, o Options) *Executor {
+	t.Helper()
+	e, err := New(sh, o)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

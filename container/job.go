@@ -13,6 +13,7 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/capture"
+	"github.com/shellcap/shellcap/internal/proc"
 	"github.com/shellcap/shellcap/internal/textfmt"
 )
 
@@ -91,15 +92,26 @@ func (j *job) run(ctx context.Context) (*outcome, error) {
 		o.limitHit = true
 	default:
 	}
-	o.exitCode, o.signal = exitStatus(cmd.ProcessState)
+	o.exitCode, o.signal = proc.ExitStatus(cmd.ProcessState)
 	return o, nil
 }
 
-// stop kills the command inside the container and waits for the engine
-// client to exit. The kill is repeated while the client runs: a timeout can
-// fire while the engine is still creating the container, before there is
-// anything to kill. Past clientExitWait the client itself is killed.
+// stop stops the command inside the container in two phases and waits
+// for the engine client to exit: SIGTERM, then, once the Shell's
+// KillGrace is over or the command has ended, SIGKILL for what is left.
+// The kill is repeated while the client runs: a timeout can fire while
+// the engine is still creating the container, before there is anything
+// to signal (then there is no grace). Past clientExitWait the client
+// itself is killed.
 func (j *job) stop(done <-chan struct{}, cmd *exec.Cmd) error {
+	if grace := j.exec.killGrace; grace > 0 && j.terminate() == nil {
+		t := time.NewTimer(grace)
+		select {
+		case <-done:
+		case <-t.C:
+		}
+		t.Stop()
+	}
 	giveUp := time.NewTimer(clientExitWait)
 	defer giveUp.Stop()
 	var err error
@@ -137,17 +149,46 @@ func (j *job) kill() error {
 	return err
 }
 
-// killScript kills, three passes over, every process whose environment
-// holds "$1" and its process group (an exec'd command leads its own
-// session), skipping itself.
-const killScript = `for pass in 1 2 3; do
+// terminate sends SIGTERM to the command inside the container, the first
+// phase of stop. Stateless: every process in the container, PID 1 (the
+// command's shell, which the kernel shields from signals it has no
+// handler for) included. Persistent: every process carrying the command's
+// marker, and the process group of each. An error means the command could
+// not be reached (the container may still be starting).
+func (j *job) terminate() error {
+	e := j.exec
+	if e.opts.Mode == Stateless {
+		_, err := e.engine(context.Background(), "exec", j.id, e.opts.Shell, "-c", "kill -TERM -- -1 2>/dev/null; kill -TERM 1 2>/dev/null; exit 0")
+		return err
+	}
+	_, err := e.engine(context.Background(), "exec", e.name, e.opts.Shell, "-c", killScript, "shellcap-kill", runMarker+"="+j.id, "TERM")
+	return err
+}
+
+// killScript sends signal "$2" (KILL when absent) to every process whose
+// environment holds "$1", skipping itself: to the process group of each
+// that leads one (an exec'd command leads its own session), then to each
+// other such process outside those groups, so every process gets it once.
+// KILL goes three passes over, to catch what forked meanwhile; any other
+// signal goes once, as a command that traps it would run its handler
+// again for each.
+const killScript = `marker=$1 sig=${2:-KILL}
+for pass in 1 2 3; do
+  leaders= others=
   for d in /proc/[0-9]*; do
     p=${d#/proc/}
     [ "$p" = "$$" ] && continue
-    if tr '\000' '\n' < "$d/environ" 2>/dev/null | grep -qx "$1"; then
-      kill -KILL -- "-$p" "$p" 2>/dev/null
-    fi
+    tr '\000' '\n' < "$d/environ" 2>/dev/null | grep -qx "$marker" || continue
+    s=$(cat "$d/stat" 2>/dev/null) || continue
+    set -- ${s##*) }
+    if [ "$3" = "$p" ]; then leaders="$leaders $p"; else others="$others $p:$3"; fi
   done
+  for p in $leaders; do kill -"$sig" -- "-$p" 2>/dev/null; done
+  for o in $others; do
+    case " $leaders " in *" ${o#*:} "*) continue ;; esac
+    kill -"$sig" -- "${o%:*}" 2>/dev/null
+  done
+  [ "$sig" = KILL ] || break
 done
 exit 0`
 
@@ -226,10 +267,11 @@ func (e *Executor) fill(res *shellcap.Result, out *outcome) {
 	if out.killErr != nil {
 		res.Notes = append(res.Notes, "Stopping the command inside the container may have failed: "+out.killErr.Error())
 	}
-	if e.opts.MaxOutputChars > 0 && utf8.RuneCountInString(res.Text()) > e.opts.MaxOutputChars {
+	full := *res
+	full.TextLimit = 0
+	if e.opts.MaxOutputChars > 0 && utf8.RuneCountInString(full.Text()) > e.opts.MaxOutputChars {
 		res.Truncated = true
 	}
-	res.TextLimit, res.HeadAndTail = e.opts.MaxOutputChars, e.opts.HeadAndTail
 }
 
 func (e *Executor) text(b *capture.Buffer) string {
@@ -240,5 +282,3 @@ func (e *Executor) text(b *capture.Buffer) string {
 	}
 	return s
 }
-
-func isValidUTF8(s string) bool { return utf8.ValidString(s) }

@@ -1,7 +1,7 @@
 package container
 
 import (
-	"context"
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/core"
 )
 
 // Mode says how commands map onto containers.
@@ -36,6 +37,19 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
+// ParseMode reads a mode's name as String writes it: "stateless" or
+// "persistent" (what a flag or a configuration file holds). The empty
+// string is Stateless, the zero Mode.
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "", "stateless":
+		return Stateless, nil
+	case "persistent":
+		return Persistent, nil
+	}
+	return 0, optionErr("Mode", "%q is neither stateless nor persistent", s)
+}
+
 // Defaults used when the matching [Options] field is zero.
 const (
 	DefaultMemory    = 512 << 20 // Options.Memory: 512 MiB
@@ -53,9 +67,10 @@ const WorkspaceMount = "/workspace"
 // of Microsoft Agent Framework's docker shell tool: no network, user
 // 65534:65534, read-only root filesystem, every capability dropped,
 // no-new-privileges, a 64 MiB tmpfs on /tmp, 512 MiB of memory, 256
-// processes, the workspace (if any) mounted read-only, one fresh container
-// per command. Every field documents what its zero value means. [New]
-// copies the options.
+// processes, the Shell's workspace mounted read-only, one fresh container
+// per command, and otherwise the Shell's settings (see the package
+// documentation for the table). Every field documents what its zero value
+// means. [New] copies the options.
 type Options struct {
 	// Engine is the container CLI: "podman" or "docker", or a path to one
 	// of them. Empty means podman from PATH, else docker.
@@ -79,12 +94,18 @@ type Options struct {
 	Mode Mode
 
 	// Workspace is a host directory mounted at /workspace, where commands
-	// start. Empty mounts nothing and commands start in /tmp. The path may
-	// not contain ':' or ',' (they would change the mount's meaning).
+	// start. Empty means the Shell's workspace (unless NoWorkspace is
+	// set). The path may not contain ':', ',' or a newline (they would
+	// change the mount's meaning).
 	Workspace string
 
+	// NoWorkspace mounts no host directory at all: commands start in /tmp
+	// and see only the image. Zero (false) mounts Workspace.
+	NoWorkspace bool
+
 	// WritableWorkspace mounts the workspace read-write. Zero (false)
-	// mounts it read-only.
+	// mounts it read-only. It is refused when the mounted directory is the
+	// workspace of a read-only Shell.
 	WritableWorkspace bool
 
 	// Shell runs each command as `Shell -c COMMAND` inside the container.
@@ -103,17 +124,20 @@ type Options struct {
 	TmpfsSize int64
 
 	// NoFile and NProc are the RLIMIT_NOFILE and RLIMIT_NPROC set with
-	// --ulimit (soft = hard). Zero means 1024 and 256. They are always set:
+	// --ulimit (soft = hard). Zero means 1024, and for NProc the Shell's
+	// MaxProcesses, or 256 when the Shell sets none. They are always set:
 	// engines otherwise ask for limits that a nested or constrained host
 	// may refuse to grant.
 	NoFile int
 	NProc  int
 
-	// Env holds variables for every command. They reach the container
-	// through an env file created 0600 in a private directory and removed
-	// after use, never through argv, so they do not show in `ps`. Names
-	// must be shell names; values must not hold NUL, CR or LF. Nil adds
-	// nothing.
+	// Env holds variables for every command, on top of those the
+	// container takes from the Shell (see the package documentation:
+	// the non-interactive defaults and the Shell's Options.Env, never the
+	// host's own variables). They reach the container through an env file
+	// created 0600 in a private directory and removed after use, never
+	// through argv, so they do not show in `ps`. Names must be shell
+	// names; values must not hold NUL, CR or LF. Nil adds nothing.
 	Env map[string]string
 
 	// ExtraArgs are further `run` arguments, put before the image. Anything
@@ -122,34 +146,29 @@ type Options struct {
 	// allowed. Nil adds nothing.
 	ExtraArgs []string
 
-	// Authorize, when set, is asked about every command before it runs;
-	// a non-nil Result is returned to the caller instead of running the
-	// command. Pass a [shellcap.Shell]'s Authorize method to apply its
-	// policy and approval. Nil checks only NUL bytes and UTF-8.
-	Authorize func(ctx context.Context, command string) *shellcap.Result
-
 	// DefaultTimeout bounds a Request that sets no Timeout. Zero means
-	// shellcap.DefaultTimeout (30 s).
+	// the Shell's Options.DefaultTimeout.
 	DefaultTimeout time.Duration
 
 	// MaxTimeout is the largest Timeout a Request may ask for. Zero means
-	// shellcap.DefaultMaxTimeout (10 minutes).
+	// the Shell's Options.MaxTimeout.
 	MaxTimeout time.Duration
 
 	// MaxOutputBytes caps the bytes read from stdout and stderr together;
-	// a command that prints more is killed. Zero means
-	// shellcap.DefaultMaxOutputBytes; negative means no cap.
+	// a command that prints more is killed. Zero means the Shell's
+	// Options.MaxOutputBytes; negative means no cap.
 	MaxOutputBytes int64
 
-	// MaxOutputChars caps the text the model reads ([Executor.Text]). Zero
-	// means shellcap.DefaultMaxOutputChars; negative means no cap.
+	// MaxOutputChars caps the text the model reads (Result.Text). Zero
+	// means the Shell's Options.MaxOutputChars; negative means no cap.
 	MaxOutputChars int
 
 	// HeadAndTail makes over-long text keep its beginning and end. Zero
-	// (false) keeps the end.
+	// (false) means the Shell's Options.HeadAndTail.
 	HeadAndTail bool
 
-	// KeepANSI keeps ANSI escape sequences in the output. Zero strips them.
+	// KeepANSI keeps ANSI escape sequences in the output. Zero (false)
+	// means the Shell's Options.KeepANSI.
 	KeepANSI bool
 
 	// EngineTimeout bounds each engine housekeeping call (starting the
@@ -157,8 +176,10 @@ type Options struct {
 	EngineTimeout time.Duration
 }
 
-// resolve fills defaults and validates; it works on a copy.
-func (o Options) resolve() (Options, error) {
+// resolve fills defaults, the Shell's settings st where a field is zero,
+// and validates; it works on a copy. readOnly says whether the Shell's
+// workspace is read-only.
+func (o Options) resolve(st core.Settings, readOnly bool) (Options, error) {
 	o.EngineArgs = append([]string(nil), o.EngineArgs...)
 	o.ExtraArgs = append([]string(nil), o.ExtraArgs...)
 	if o.Env != nil {
@@ -199,15 +220,8 @@ func (o Options) resolve() (Options, error) {
 	if o.Mode != Stateless && o.Mode != Persistent {
 		return o, optionErr("Mode", "unknown mode %d", int(o.Mode))
 	}
-	if o.Workspace != "" {
-		abs, err := existingDir(o.Workspace)
-		if err != nil {
-			return o, optionErr("Workspace", "%v", err)
-		}
-		if strings.ContainsAny(abs, ":,\n") {
-			return o, optionErr("Workspace", "%q contains ':', ',' or a newline, which a mount specification cannot hold", abs)
-		}
-		o.Workspace = abs
+	if err := o.resolveWorkspace(st.Workspace, readOnly); err != nil {
+		return o, err
 	}
 	if o.Shell == "" {
 		o.Shell = DefaultShell
@@ -238,7 +252,7 @@ func (o Options) resolve() (Options, error) {
 	}{
 		{"Pids", &o.Pids, DefaultPids},
 		{"NoFile", &o.NoFile, DefaultNoFile},
-		{"NProc", &o.NProc, DefaultNProc},
+		{"NProc", &o.NProc, cmp.Or(st.MaxProcesses, DefaultNProc)},
 	}
 	for _, f := range small {
 		if *f.v < 0 {
@@ -248,7 +262,7 @@ func (o Options) resolve() (Options, error) {
 			*f.v = f.def
 		}
 	}
-	if err := checkEnv(o.Env); err != nil {
+	if err := checkEnv("Env", o.Env); err != nil {
 		return o, err
 	}
 	if err := CheckExtraArgs(o.ExtraArgs); err != nil {
@@ -259,8 +273,8 @@ func (o Options) resolve() (Options, error) {
 		v    *time.Duration
 		def  time.Duration
 	}{
-		{"DefaultTimeout", &o.DefaultTimeout, shellcap.DefaultTimeout},
-		{"MaxTimeout", &o.MaxTimeout, shellcap.DefaultMaxTimeout},
+		{"DefaultTimeout", &o.DefaultTimeout, st.DefaultTimeout},
+		{"MaxTimeout", &o.MaxTimeout, st.MaxTimeout},
 		{"EngineTimeout", &o.EngineTimeout, 60 * time.Second},
 	}
 	for _, d := range durations {
@@ -274,13 +288,38 @@ func (o Options) resolve() (Options, error) {
 	if o.DefaultTimeout > o.MaxTimeout {
 		return o, optionErr("DefaultTimeout", "%v is above MaxTimeout %v", o.DefaultTimeout, o.MaxTimeout)
 	}
-	if o.MaxOutputBytes == 0 {
-		o.MaxOutputBytes = shellcap.DefaultMaxOutputBytes
-	}
-	if o.MaxOutputChars == 0 {
-		o.MaxOutputChars = shellcap.DefaultMaxOutputChars
-	}
+	o.MaxOutputBytes = cmp.Or(o.MaxOutputBytes, st.MaxOutputBytes)
+	o.MaxOutputChars = cmp.Or(o.MaxOutputChars, st.MaxOutputChars)
+	o.HeadAndTail = o.HeadAndTail || st.HeadAndTail
+	o.KeepANSI = o.KeepANSI || st.KeepANSI
 	return o, nil
+}
+
+// resolveWorkspace picks the mounted directory: none with NoWorkspace,
+// else Workspace, else the Shell's workspace.
+func (o *Options) resolveWorkspace(shellWorkspace string, readOnly bool) error {
+	if o.NoWorkspace {
+		if o.Workspace != "" || o.WritableWorkspace {
+			return optionErr("NoWorkspace", "mounts nothing; leave Workspace and WritableWorkspace unset")
+		}
+		return nil
+	}
+	what := "Workspace"
+	if o.Workspace == "" {
+		o.Workspace, what = shellWorkspace, "the Shell's workspace (set Workspace or NoWorkspace)"
+	}
+	abs, err := existingDir(o.Workspace)
+	if err != nil {
+		return optionErr("Workspace", "%s: %v", what, err)
+	}
+	if strings.ContainsAny(abs, ":,\n") {
+		return optionErr("Workspace", "%s %q contains ':', ',' or a newline, which a mount specification cannot hold", what, abs)
+	}
+	if o.WritableWorkspace && readOnly && abs == shellWorkspace {
+		return optionErr("WritableWorkspace", "the Shell's workspace %s is read-only", abs)
+	}
+	o.Workspace = abs
+	return nil
 }
 
 // isEngineArgValue reports whether a follows an option written without "=".
