@@ -622,8 +622,7 @@ func TestExecutorOptions(t *testing.T) {
 		t.Errorf("JobOptions() = %+v, want %+v", got, wantJobs)
 	}
 	wantContainer := container.Options{Engine: "podman", EngineArgs: []string{"--cgroup-manager=cgroupfs"}, Image: "docker.io/library/alpine:3", Shell: "/bin/sh", Memory: 512 << 20,
-		Pids: 256, TmpfsSize: 64 << 20, NoFile: 1024, NProc: 256, EngineTimeout: time.Minute,
-		Env: map[string]string{"CI": "1", "GOFLAGS": "-mod=mod"}}
+		Pids: 256, TmpfsSize: 64 << 20, NoFile: 1024, NProc: 256, EngineTimeout: time.Minute}
 	if got := f.ContainerOptions(); !reflect.DeepEqual(got, wantContainer) {
 		t.Errorf("ContainerOptions() = %+v, want %+v", got, wantContainer)
 	}

@@ -86,8 +86,8 @@ func (f *File) JobOptions() jobs.Options {
 func (f *File) UsesContainer() bool { return deref(f.Executor) == "container" }
 
 // ContainerOptions returns the container executor's options: the
-// container keys, and the env key's variables. The workspace, timeouts
-// and output caps are left zero for the program to take from the Shell.
+// container keys. The workspace, environment, timeouts and output caps
+// are left zero: container.New takes them from the Shell.
 func (f *File) ContainerOptions() container.Options {
 	c := &f.Container
 	mode := container.Stateless
@@ -108,7 +108,6 @@ func (f *File) ContainerOptions() container.Options {
 		NoFile:            deref(c.NoFile),
 		NProc:             deref(c.NProc),
 		EngineTimeout:     deref(c.EngineTimeout),
-		Env:               cloneMap(f.Env),
 	}
 }
 

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/config"
 	"github.com/shellcap/shellcap/container"
-	"github.com/shellcap/shellcap/internal/core"
 )
 
 // The container executor runs one-off commands only: `shellcap run` and
@@ -33,21 +31,7 @@ func containerExecutor(sh *shellcap.Shell, eff *config.File) (*container.Executo
 	if eff.Server.ForegroundTimeout != nil && *eff.Server.ForegroundTimeout > 0 {
 		return nil, errors.New("server.foreground_timeout (--foreground-timeout) needs the host executor: a promoted command would continue as a host job, outside the container")
 	}
-	seam := core.Of(sh)
-	st := seam.Settings
-	// TODO(merge): once container.New(sh, opts) inherits the Shell's
-	// settings and policy, only the container keys remain to set here.
-	o.Workspace = st.Workspace
-	o.DefaultTimeout, o.MaxTimeout = st.DefaultTimeout, st.MaxTimeout
-	o.MaxOutputBytes, o.MaxOutputChars = st.MaxOutputBytes, st.MaxOutputChars
-	o.HeadAndTail, o.KeepANSI = st.HeadAndTail, st.KeepANSI
-	o.Authorize = func(ctx context.Context, command string) *shellcap.Result {
-		if err := seam.Admit(ctx, command); err != nil {
-			return &shellcap.Result{Command: command, Err: err}
-		}
-		return nil
-	}
-	return container.New(o)
+	return container.New(sh, o) // the Shell's policy, approval, timeouts, output caps, workspace and environment apply
 }
 
 // executorNote is what the MCP server's instructions say about the
@@ -81,8 +65,8 @@ var notConfigurable = map[string]string{
 	"jobs.Options.Sandbox":             "follows the Shell's sandbox (the sandbox keys), so jobs are never less confined than commands",
 	"container.Options.ExtraArgs":      "raw `run` arguments: for a program that builds container.Options in code",
 	"container.Options.Workspace":      "the Shell's workspace (the workspace key)",
-	"container.Options.Env":            "the env key",
-	"container.Options.Authorize":      "the Shell's policy and approval (the policy keys)",
+	"container.Options.Env":            "the Shell's (the env key)",
+	"container.Options.NoWorkspace":    "the CLI always mounts the Shell's workspace",
 	"container.Options.DefaultTimeout": "the Shell's (default_timeout)",
 	"container.Options.MaxTimeout":     "the Shell's (max_timeout)",
 	"container.Options.MaxOutputBytes": "the Shell's (max_output_bytes)",
