@@ -31,6 +31,8 @@ var (
 // return them as errors: they come back inside a [Result] whose Text is the
 // message below, with [Result.Err] set so that errors.Is still works.
 var (
+	// ErrEmptyCommand reports a command that is empty or only whitespace.
+	ErrEmptyCommand = errors.New("The command is empty.")
 	// ErrNULByte reports a command holding a NUL byte.
 	ErrNULByte = errors.New("The command contains a NUL byte, which cannot be passed to a process.")
 	// ErrInvalidUTF8 reports a command that is not valid UTF-8.

@@ -28,13 +28,19 @@ const (
 	groupPoll          = 10 * time.Millisecond
 )
 
-// spawn is one command to start: argv, directory, environment and where
-// its output goes.
+// spawn is one command to start: the prepared process (Shell.command),
+// how to start it (Shell.start) and where its output goes.
 type spawn struct {
-	path     string
-	args     []string
-	dir      string
-	env      []string
+	// cmd is prepared but not started: path, argv, directory, environment,
+	// a new session and any ExtraFiles (descriptors 3 and up). execute
+	// sets its standard streams.
+	cmd *exec.Cmd
+	// start starts cmd the way every executor does (core.Shell.Start):
+	// inside the Shell's sandbox when it has one.
+	start func(*exec.Cmd) (*os.Process, *Enforcement, error)
+	// confined says that a sandbox starts cmd: it never gets a host file
+	// (or the host's terminal) as its stdin, only what is read from it.
+	confined bool
 	stdin    io.Reader
 	stdout   *capture.Buffer
 	stderr   *capture.Buffer
@@ -42,13 +48,6 @@ type spawn struct {
 	timeout  time.Duration
 	grace    time.Duration
 	maxBytes int64 // <= 0: no cap
-	// confine, when set, rewrites the prepared command to run in a sandbox.
-	confine func(*exec.Cmd) error
-	// launch, when set, starts the prepared command instead of
-	// exec.Cmd.Start: a sandbox launcher that forks it as our child.
-	launch func(*exec.Cmd) (*os.Process, error)
-	// extra are further descriptors for the command, 3 and up.
-	extra []*os.File
 	// watch, when set, makes the command's group die with this process;
 	// its release is called once the group is gone or handed over.
 	watch func(pgid int) (release func(), err error)
@@ -61,7 +60,9 @@ type outcome struct {
 	timedOut bool
 	canceled bool
 	limitHit bool
-	leftover []proc.Info
+	// enforcement is what the sandbox enforced, nil without one.
+	enforcement *Enforcement
+	leftover    []proc.Info
 	// release ends the guardian's watch over a group left running.
 	release func()
 }
@@ -81,21 +82,11 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 		outW.Close()
 		return nil, err
 	}
-	cmd := &exec.Cmd{
-		Path:        sp.path,
-		Args:        sp.args,
-		Dir:         sp.dir,
-		Env:         sp.env,
-		Stdout:      outW,
-		Stderr:      errW,
-		SysProcAttr: sessionAttr(),
-		ExtraFiles:  sp.extra,
-	}
+	cmd := sp.cmd
+	cmd.Stdout, cmd.Stderr = outW, errW
 	var stdinW *os.File
 	in, isFile := sp.stdin.(*os.File)
-	// A confined command never gets a host file (or the host's terminal)
-	// as its stdin, only what is read from it, through a pipe.
-	direct := isFile && (sp.confine == nil && sp.launch == nil || isPipe(in))
+	direct := isFile && (!sp.confined || isPipe(in))
 	switch {
 	case sp.stdin == nil:
 		// os/exec connects /dev/null.
@@ -109,23 +100,7 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 		}
 		cmd.Stdin, stdinW = r, w
 	}
-	if sp.confine != nil {
-		if err := sp.confine(cmd); err != nil {
-			closeAll(outR, outW, errR, errW, stdinW)
-			if f, ok := cmd.Stdin.(*os.File); ok && stdinW != nil {
-				f.Close()
-			}
-			return nil, err
-		}
-	}
-	var startErr error
-	var p *os.Process
-	if sp.launch != nil {
-		p, startErr = sp.launch(cmd)
-	} else {
-		startErr = cmd.Start()
-		p = cmd.Process
-	}
+	p, enf, startErr := sp.start(cmd)
 	closeAll(outW, errW)
 	closeExtraFiles(cmd) // the child has its copies
 	if f, ok := cmd.Stdin.(*os.File); ok && stdinW != nil {
@@ -140,7 +115,7 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 	}
 
 	pid := p.Pid
-	o := &outcome{pgid: pid, release: func() {}}
+	o := &outcome{pgid: pid, enforcement: enf, release: func() {}}
 	if sp.watch != nil {
 		release, err := sp.watch(pid)
 		if err != nil {
@@ -194,12 +169,8 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 	}
 
 	// Reap the leader; only now may its PID (and group ID) be reused.
-	if sp.launch != nil {
-		o.state, _ = p.Wait()
-	} else {
-		_ = cmd.Wait()
-		o.state = cmd.ProcessState
-	}
+	// Every stream is an *os.File, so exec.Cmd has nothing to copy.
+	o.state, _ = p.Wait()
 	if stdinW != nil {
 		stdinW.Close()
 	}

@@ -7,8 +7,6 @@ import (
 	"os"
 	"syscall"
 	"time"
-
-	"github.com/shellcap/shellcap/internal/proc"
 )
 
 // Linux's numbers, so notes read the same everywhere.
@@ -19,8 +17,6 @@ const (
 )
 
 func hostLimitAtMost(flag string, v uint64) bool { return false }
-
-func exitStatus(state *os.ProcessState) (int, string) { return proc.ExitStatus(state) }
 
 func sessionAttr() *syscall.SysProcAttr { return nil }
 

@@ -7,8 +7,6 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/shellcap/shellcap/internal/proc"
 )
 
 const (
@@ -30,10 +28,6 @@ func hostLimitAtMost(flag string, v uint64) bool {
 	}
 	return cur.Max != unix.RLIM_INFINITY && uint64(cur.Max) <= v
 }
-
-// exitStatus turns a wait status into an exit code (128+N for signal N)
-// and the signal's name.
-func exitStatus(state *os.ProcessState) (int, string) { return proc.ExitStatus(state) }
 
 // sessionAttr starts a process in a new session, so it leads its own
 // process group and has no controlling terminal.
