@@ -18,7 +18,7 @@ const (
 
 func hostLimitAtMost(flag string, v uint64) bool { return false }
 
-func sessionAttr() *syscall.SysProcAttr { return nil }
+func setsidAttr() *syscall.SysProcAttr { return nil }
 
 // readAvailable reads up to limit bytes that r, a pipe, holds now, waiting
 // only briefly.

@@ -29,9 +29,9 @@ func hostLimitAtMost(flag string, v uint64) bool {
 	return cur.Max != unix.RLIM_INFINITY && uint64(cur.Max) <= v
 }
 
-// sessionAttr starts a process in a new session, so it leads its own
-// process group and has no controlling terminal.
-func sessionAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+// setsidAttr starts a process with setsid(2), in a new kernel session, so
+// it leads its own process group and has no controlling terminal.
+func setsidAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
 // readAvailable reads up to limit bytes that r, a pipe, holds now, without
 // waiting for more.

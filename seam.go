@@ -70,7 +70,7 @@ func (s *Shell) command(prefix, command, dir string, env []string) (*exec.Cmd, *
 		Args:        []string{s.shellArg0, "-c", s.prelude + prefix + command},
 		Dir:         dir,
 		Env:         env,
-		SysProcAttr: sessionAttr(),
+		SysProcAttr: setsidAttr(),
 	}, nil
 }
 

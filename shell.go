@@ -60,7 +60,7 @@ func New(opts Options) (*Shell, error) {
 		return nil, err
 	}
 	o.Workspace = root
-	shellPath, err := resolveShell(o.Shell)
+	shellPath, err := resolveShell(o.ShellPath)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func fillDefaults(o *Options) error {
 }
 
 // newPolicy compiles the policy rules and checks the approval settings.
-// The policy is told the environment commands run in (NonInteractiveEnv's
+// The policy is told the environment commands run in (NonInteractiveEnv()'s
 // GIT_EDITOR=true makes git commit --amend non-interactive), unless the
 // rules already say.
 func newPolicy(o *Options, env map[string]string) (*policy.Policy, error) {
@@ -247,7 +247,7 @@ func resolveShell(sh string) (string, error) {
 	}
 	p, err := exec.LookPath(sh)
 	if err != nil {
-		return "", optionErr("Shell", "%v", err)
+		return "", optionErr("ShellPath", "%v", err)
 	}
 	return filepath.Abs(p)
 }
