@@ -127,9 +127,20 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 		}
 		o.release = release
 	}
-	var total atomic.Int64
+	// The leader's exit is waited for on this goroutine; the timeout, the
+	// context and the output cap act from callbacks (the watchdog). So the
+	// common path, a command that exits on its own, hands nothing over
+	// between goroutines.
+	exited := make(chan error) // closed once the leader exited, unreaped
+	w := &watchdog{}
+	terminate := func() { proc.Terminate(pid, sp.grace, exited) }
 	limit := make(chan struct{})
 	var limitOnce sync.Once
+	overLimit := func() {
+		limitOnce.Do(func() { close(limit) })
+		w.act(&o.limitHit, func() { _ = proc.SignalGroup(pid, syscall.SIGKILL) })
+	}
+	var total atomic.Int64
 	var readers sync.WaitGroup
 	for _, s := range []struct {
 		f      *os.File
@@ -137,36 +148,17 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 		stream Stream
 	}{{outR, sp.stdout, Stdout}, {errR, sp.stderr, Stderr}} {
 		readers.Go(func() {
-			pump(s.f, s.buf, s.stream, sp.onOutput, &total, sp.maxBytes, func() {
-				limitOnce.Do(func() { close(limit) })
-			})
+			pump(s.f, s.buf, s.stream, sp.onOutput, &total, sp.maxBytes, overLimit)
 		})
 	}
+	timer := time.AfterFunc(sp.timeout, func() { w.act(&o.timedOut, terminate) })
+	stopCtx := context.AfterFunc(ctx, func() { w.act(&o.canceled, terminate) })
 
-	exited := make(chan error, 1)
-	go func() { exited <- proc.WaitExited(pid) }()
-
-	timer := time.NewTimer(sp.timeout)
-	defer timer.Stop()
-	killed := false
-	select {
-	case <-exited:
-	case <-timer.C:
-		o.timedOut = true
-	case <-ctx.Done():
-		o.canceled = true
-	case <-limit:
-		o.limitHit = true
-	}
-	switch {
-	case o.limitHit:
-		_ = proc.SignalGroup(pid, syscall.SIGKILL)
-		<-exited
-		killed = true
-	case o.timedOut || o.canceled:
-		proc.Terminate(pid, sp.grace, exited)
-		killed = true
-	}
+	_ = proc.WaitExited(pid) // an error means there is nothing to wait for
+	close(exited)
+	timer.Stop()
+	stopCtx()
+	killed := w.finish()
 
 	// Reap the leader; only now may its PID (and group ID) be reused.
 	// Every stream is an *os.File, so exec.Cmd has nothing to copy.
@@ -200,6 +192,44 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 	default:
 	}
 	return o, nil
+}
+
+// watchdog lets one of the timeout, the context and the output cap stop a
+// command, at most once, until the command's leader has exited.
+type watchdog struct {
+	mu     sync.Mutex
+	done   bool          // the leader exited: nothing acts any more
+	acting chan struct{} // closed when the one action that ran has finished
+}
+
+// act sets *flag and runs stop, unless the leader already exited or
+// another action ran. It returns once stop has.
+func (w *watchdog) act(flag *bool, stop func()) {
+	w.mu.Lock()
+	if w.done || w.acting != nil {
+		w.mu.Unlock()
+		return
+	}
+	*flag = true
+	w.acting = make(chan struct{})
+	w.mu.Unlock()
+	stop()
+	close(w.acting)
+}
+
+// finish ends the watch once the leader exited, waits for an action that
+// is under way (it may still signal the group, whose leader must stay
+// unreaped until then) and reports whether one ran; its flag is then set.
+func (w *watchdog) finish() (acted bool) {
+	w.mu.Lock()
+	w.done = true
+	a := w.acting
+	w.mu.Unlock()
+	if a == nil {
+		return false
+	}
+	<-a
+	return true
 }
 
 // pump copies one pipe into its capture buffer until EOF or the read
