@@ -18,8 +18,9 @@
 //	fmt.Print(res.Text())                  // what the model reads
 //	json.NewEncoder(os.Stdout).Encode(res) // the same result, structured
 //
-// Run runs one command through bash -c in a new session and process group,
-// with stdin from /dev/null, a scrubbed environment, resource limits that
+// Run runs one command through bash -c in its own process group (in a new
+// session too whenever this process has a controlling terminal, so that no
+// command can reach that terminal), with stdin from /dev/null, a scrubbed environment, resource limits that
 // bind only the command, a timeout that stops the whole process group in
 // two phases, and bounded capture of stdout and stderr. The zero Options
 // runs commands unconfined, with the rights of the user running the program

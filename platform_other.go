@@ -20,6 +20,8 @@ func hostLimitAtMost(flag string, v uint64) bool { return false }
 
 func setsidAttr() *syscall.SysProcAttr { return nil }
 
+func runAttr() *syscall.SysProcAttr { return nil }
+
 // readAvailable reads up to limit bytes that r, a pipe, holds now, waiting
 // only briefly.
 func readAvailable(r *os.File, limit int) []byte {

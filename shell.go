@@ -328,6 +328,9 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 	if record != nil {
 		cmd.ExtraFiles = []*os.File{record.w}
 	}
+	if s.opts.Sandbox == nil {
+		cmd.SysProcAttr = runAttr() // a sandbox starts its commands its own way
+	}
 
 	stdout, stderr := s.newCapture(Stdout), s.newCapture(Stderr)
 	out, err := execute(ctx, &spawn{
