@@ -16,8 +16,8 @@ import (
 
 // authorize checks a command before anything runs it: input the kernel
 // cannot take (NUL bytes, invalid UTF-8), an empty or whitespace-only
-// command (ErrEmptyCommand), then the command policy and the approver. It returns
-// nil when the command may run, or the refusal for the model.
+// command (ErrEmptyCommand), then the command policy and the approver. It
+// returns nil when the command may run, or the refusal for the model.
 func (s *Shell) authorize(ctx context.Context, command string) error {
 	if rerr := checkCommand(command); rerr != nil {
 		return rerr
@@ -57,7 +57,8 @@ func (s *Shell) prepare(command, dir string, extra map[string]string) (*exec.Cmd
 // command builds the process that runs prefix and command (the shell
 // code Run adds, such as the working-directory trap, then the model's
 // command) after the resource-limit prelude: `shell -c SCRIPT` in dir with
-// env, in a new session. Run and prepare both build their processes here.
+// env, in a new session (Run may trade that for a process group of its
+// own, see runAttr). Run and prepare both build their processes here.
 // A script over the kernel's limit for one argument is a refusal
 // (ErrCommandTooLong) naming how long the command may be.
 func (s *Shell) command(prefix, command, dir string, env []string) (*exec.Cmd, *RequestError) {
