@@ -2,7 +2,6 @@ package shellcap
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/shellcap/shellcap/policy"
@@ -55,14 +54,6 @@ type Approval struct {
 // Approver decides whether a command may run. An error refuses the command
 // and is reported to the host.
 type Approver func(ctx context.Context, req ApprovalRequest) (Approval, error)
-
-// Policy outcomes carried in Result.Err. Check them with errors.Is.
-var (
-	// ErrDenied reports a command the policy denies.
-	ErrDenied = errors.New("command denied by policy")
-	// ErrNotApproved reports a command that needed approval and did not get it.
-	ErrNotApproved = errors.New("command not approved")
-)
 
 // PolicyError is a refusal by the policy or the approver; its message is
 // what the model reads.

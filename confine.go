@@ -1,7 +1,6 @@
 package shellcap
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -130,9 +129,6 @@ func (s *Shell) afterStep() (moved, notes []string) {
 	}
 	return moved, notes
 }
-
-// ErrSandbox reports that the sandbox refused to start a command.
-var ErrSandbox = errors.New("shellcap: sandbox")
 
 // openSandbox tries the confiner once at New, so that a sandbox that
 // cannot be had fails the construction with its reason, and opens its

@@ -1,14 +1,10 @@
 // Package shellcap runs shell commands for AI agents and returns exactly
-// what a model should read. The zero [Options] runs commands unconfined,
-// with the rights of the user running the program (it must work on every
-// platform): set Options.Sandbox to sandbox.Confiner for an isolation
-// boundary. The shellcap command and its MCP servers do that by default.
-//
-// A [Shell] owns a workspace directory. [Shell.Run] runs one command through
-// bash -c in a new session and process group, with stdin from /dev/null, a
-// scrubbed environment, resource limits that bind only the command, a
-// timeout that stops the whole process group in two phases, and bounded
-// capture of stdout and stderr:
+// what a model should read. The path most programs need is four names:
+// [New] takes [Options] (whose zero value is the safe default) and returns a
+// [Shell]; [Shell.Run] takes a [Request] and returns a [Result];
+// [Result.Text] is what the model reads, and encoding/json renders the same
+// result structured. A Result whose [Result.Err] is set was refused and did
+// not run.
 //
 //	sh, err := shellcap.New(shellcap.Options{Workspace: "./repo"})
 //	if err != nil {
@@ -22,6 +18,16 @@
 //	fmt.Print(res.Text())                  // what the model reads
 //	json.NewEncoder(os.Stdout).Encode(res) // the same result, structured
 //
+// Run runs one command through bash -c in its own process group (in a new
+// session too whenever this process has a controlling terminal, so that no
+// command can reach that terminal), with stdin from /dev/null, a scrubbed environment, resource limits that
+// bind only the command, a timeout that stops the whole process group in
+// two phases, and bounded capture of stdout and stderr. The zero Options
+// runs commands unconfined, with the rights of the user running the program
+// (it must work on every platform): set Options.Sandbox to
+// sandbox.Confiner for an isolation boundary. The shellcap command and its
+// MCP servers do that by default.
+//
 // # What the model reads
 //
 // [Result.Text] labels the streams, "[stdout]\n..." then "[stderr]\n...",
@@ -33,9 +39,16 @@
 // always survive. The format matches pydantic-ai-harness's Shell tool, so
 // prompts written for it carry over.
 //
-// Problems the model can fix, such as a NUL byte in the command or a
-// working directory it deleted, are results with [Result.Err] set, not
-// errors: the agent run goes on and the model reads why.
+// # Refusals
+//
+// A command that is refused does not run: a NUL byte, an empty command, a
+// timeout out of range, a working directory outside the workspace, the
+// policy ([Options.Policy]), the approver ([Options.Approve]) or the
+// sandbox. Run then returns a Result, not an error: [Result.Err] matches
+// the reason with errors.Is ([ErrNULByte], [ErrDenied], [ErrSandbox], ...),
+// [Result.Text] is its message for the model, and the JSON has
+// "exit_code": null. The agent run goes on and the model reads why. Run's
+// error is for the host program alone.
 //
 // # Environment
 //
@@ -51,4 +64,12 @@
 // ordinary mistakes contained; they are not an isolation boundary. A
 // command runs with the host user's rights and can read what that user can
 // read. Run untrusted agents with a sandbox.
+//
+// # For sandbox and executor authors
+//
+// [Confiner], [LaunchingConfiner], [Launcher] and [Enforcement] are what a
+// sandbox implements and reports (package sandbox provides one). Sessions,
+// jobs and the container executor run their commands through the same
+// pipeline as Run (input checks, policy, timeouts, environment, start),
+// which this module's packages reach through an internal seam.
 package shellcap

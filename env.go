@@ -1,11 +1,51 @@
 package shellcap
 
 import (
+	"maps"
 	"os"
 	"path"
 	"slices"
 	"strings"
 )
+
+// The security defaults are functions that return fresh copies, so that no
+// caller can change what every later Shell gets.
+
+// HostEnvAllowlist returns the names of the only host variables a command
+// sees (besides Options.PassEnv). Each call returns a new slice.
+func HostEnvAllowlist() []string { return slices.Clone(hostEnvAllowlist) }
+
+// NonInteractiveEnv returns the defaults that keep commands from waiting
+// for a human: pagers print, editors exit, git never prompts, Python does
+// not buffer. Options.Env overrides any of them. Each call returns a new
+// map.
+func NonInteractiveEnv() map[string]string { return maps.Clone(nonInteractiveEnv) }
+
+// LLMAPIKeyEnvPatterns returns globs matching the variables that hold
+// model-provider keys and common credentials. Put them in
+// Options.DeniedEnvPatterns to keep them from commands. Each call returns
+// a new slice.
+func LLMAPIKeyEnvPatterns() []string { return slices.Clone(llmAPIKeyEnvPatterns) }
+
+var hostEnvAllowlist = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR"}
+
+var nonInteractiveEnv = map[string]string{
+	"PAGER":               "cat",
+	"GIT_PAGER":           "cat",
+	"EDITOR":              "true",
+	"VISUAL":              "true",
+	"GIT_EDITOR":          "true",
+	"GIT_TERMINAL_PROMPT": "0",
+	"PYTHONUNBUFFERED":    "1",
+}
+
+var llmAPIKeyEnvPatterns = []string{
+	"ANTHROPIC_*", "GATEWAY_*", "GEMINI_*", "GOOGLE_*", "OPENAI_*", "OPENROUTER_*",
+	"PYDANTIC_AI_GATEWAY_API_KEY",
+	"AZURE_OPENAI_*", "MISTRAL_*", "COHERE_*", "GROQ_*", "DEEPSEEK_*", "XAI_*", "HF_TOKEN",
+	"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+	"*_API_KEY", "*_APIKEY", "*_TOKEN", "*_SECRET", "*_SECRET_KEY", "*_PASSWORD",
+}
 
 // buildEnv returns the environment every command sees: the host allowlist
 // (plus PassEnv), the non-interactive defaults, Options.Env, then minus every
@@ -25,13 +65,13 @@ func buildEnv(o *Options, lookup func(string) (string, bool)) (map[string]string
 		return nil, err
 	}
 
-	env := make(map[string]string, len(HostEnvAllowlist)+len(NonInteractiveEnv)+len(o.Env))
-	for _, name := range slices.Concat(HostEnvAllowlist, o.PassEnv) {
+	env := make(map[string]string, len(hostEnvAllowlist)+len(nonInteractiveEnv)+len(o.Env))
+	for _, name := range slices.Concat(hostEnvAllowlist, o.PassEnv) {
 		if v, ok := lookup(name); ok && !strings.ContainsRune(v, 0) {
 			env[name] = v
 		}
 	}
-	for k, v := range NonInteractiveEnv {
+	for k, v := range nonInteractiveEnv {
 		env[k] = v
 	}
 	for k, v := range o.Env {

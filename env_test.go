@@ -35,7 +35,7 @@ func TestEnvScrubbing(t *testing.T) {
 		sh := newShell(t, shellcap.Options{
 			Env:               map[string]string{"APP_MODE": "test", "GITHUB_TOKEN": "ghp_x", "PAGER": "less"},
 			PassEnv:           []string{"EXTRA_HOST_VAR", "OPENAI_API_KEY"},
-			DeniedEnvPatterns: shellcap.LLMAPIKeyEnvPatterns,
+			DeniedEnvPatterns: shellcap.LLMAPIKeyEnvPatterns(),
 		})
 		res := run(t, sh, shellcap.Request{Command: "env", Env: map[string]string{"REQ_ONLY": "1", "DB_PASSWORD": "pw"}})
 		for _, want := range []string{"APP_MODE=test", "EXTRA_HOST_VAR=passed", "PAGER=less", "REQ_ONLY=1"} {
@@ -82,4 +82,35 @@ func TestEnvValidation(t *testing.T) {
 			t.Fatalf("Run error = %v, want ErrInvalidOptions", err)
 		}
 	})
+}
+
+// TestSecurityDefaultsAreCopies: a caller that changes what
+// HostEnvAllowlist, NonInteractiveEnv or LLMAPIKeyEnvPatterns returned
+// changes neither the next call's value nor what a new Shell's commands see.
+func TestSecurityDefaultsAreCopies(t *testing.T) {
+	allow, nonInteractive, keys := shellcap.HostEnvAllowlist(), shellcap.NonInteractiveEnv(), shellcap.LLMAPIKeyEnvPatterns()
+	if len(allow) == 0 || len(nonInteractive) == 0 || len(keys) == 0 {
+		t.Fatalf("empty defaults: %v %v %v", allow, nonInteractive, keys)
+	}
+	wantAllow, wantKeys := strings.Join(allow, ","), strings.Join(keys, ",")
+	allow[0] = "SHELLCAP_TAMPERED"
+	_ = append(allow[:1], "MORE")
+	nonInteractive["PAGER"] = "less"
+	delete(nonInteractive, "GIT_TERMINAL_PROMPT")
+	keys[0] = "NOTHING"
+
+	if got := strings.Join(shellcap.HostEnvAllowlist(), ","); got != wantAllow {
+		t.Errorf("HostEnvAllowlist() = %s after a caller changed its copy, want %s", got, wantAllow)
+	}
+	if got := shellcap.NonInteractiveEnv(); got["PAGER"] != "cat" || got["GIT_TERMINAL_PROMPT"] != "0" {
+		t.Errorf("NonInteractiveEnv() = %v after a caller changed its copy", got)
+	}
+	if got := strings.Join(shellcap.LLMAPIKeyEnvPatterns(), ","); got != wantKeys {
+		t.Errorf("LLMAPIKeyEnvPatterns() = %s after a caller changed its copy, want %s", got, wantKeys)
+	}
+	t.Setenv("PATH", "/usr/bin:/bin")
+	res := run(t, newShell(t, shellcap.Options{}), shellcap.Request{Command: "echo \"$PATH|$PAGER|$GIT_TERMINAL_PROMPT\""})
+	if res.Stdout != "/usr/bin:/bin|cat|0\n" {
+		t.Errorf("a new Shell's command sees %q", res.Stdout)
+	}
 }

@@ -27,10 +27,23 @@ var (
 	ErrUnsupported = errors.New("shellcap: not supported on this platform")
 )
 
-// Errors a model can fix by changing its request. [Shell.Run] does not
-// return them as errors: they come back inside a [Result] whose Text is the
-// message below, with [Result.Err] set so that errors.Is still works.
+// Refusals: why a command did not run. [Shell.Run] does not return them
+// as errors: they come back inside a [Result] whose Text is the message
+// (the texts below, or a more precise one), with [Result.Err] set so that
+// errors.Is works, and whose JSON has "exit_code": null. Most are problems
+// the model can fix by changing its request.
 var (
+	// ErrDenied reports a command the policy denies (a *PolicyError).
+	ErrDenied = errors.New("command denied by policy")
+	// ErrNotApproved reports a command that needed approval and did not
+	// get it, also when no one can approve (a *PolicyError).
+	ErrNotApproved = errors.New("command not approved")
+	// ErrSandbox reports that the sandbox refused a command (Result.Err),
+	// or, inside a *StartError Run returns, that the sandbox's launcher
+	// could not start it.
+	ErrSandbox = errors.New("shellcap: sandbox")
+	// ErrEmptyCommand reports a command that is empty or only whitespace.
+	ErrEmptyCommand = errors.New("The command is empty.")
 	// ErrNULByte reports a command holding a NUL byte.
 	ErrNULByte = errors.New("The command contains a NUL byte, which cannot be passed to a process.")
 	// ErrInvalidUTF8 reports a command that is not valid UTF-8.

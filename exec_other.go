@@ -16,10 +16,9 @@ import (
 const groupPoll = 10 * time.Millisecond
 
 type spawn struct {
-	path     string
-	args     []string
-	dir      string
-	env      []string
+	cmd      *exec.Cmd
+	start    func(*exec.Cmd) (*os.Process, *Enforcement, error)
+	confined bool
 	stdin    io.Reader
 	stdout   *capture.Buffer
 	stderr   *capture.Buffer
@@ -27,9 +26,6 @@ type spawn struct {
 	timeout  time.Duration
 	grace    time.Duration
 	maxBytes int64
-	confine  func(*exec.Cmd) error
-	launch   func(*exec.Cmd) (*os.Process, error)
-	extra    []*os.File
 	watch    func(pgid int) (release func(), err error)
 }
 
@@ -39,8 +35,10 @@ type outcome struct {
 	timedOut bool
 	canceled bool
 	limitHit bool
-	leftover []proc.Info
-	release  func()
+
+	enforcement *Enforcement
+	leftover    []proc.Info
+	release     func()
 }
 
 // execute is not implemented outside Unix.

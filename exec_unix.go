@@ -28,13 +28,19 @@ const (
 	groupPoll          = 10 * time.Millisecond
 )
 
-// spawn is one command to start: argv, directory, environment and where
-// its output goes.
+// spawn is one command to start: the prepared process (Shell.command),
+// how to start it (Shell.start) and where its output goes.
 type spawn struct {
-	path     string
-	args     []string
-	dir      string
-	env      []string
+	// cmd is prepared but not started: path, argv, directory, environment,
+	// a new session and any ExtraFiles (descriptors 3 and up). execute
+	// sets its standard streams.
+	cmd *exec.Cmd
+	// start starts cmd the way every executor does (core.Shell.Start):
+	// inside the Shell's sandbox when it has one.
+	start func(*exec.Cmd) (*os.Process, *Enforcement, error)
+	// confined says that a sandbox starts cmd: it never gets a host file
+	// (or the host's terminal) as its stdin, only what is read from it.
+	confined bool
 	stdin    io.Reader
 	stdout   *capture.Buffer
 	stderr   *capture.Buffer
@@ -42,13 +48,6 @@ type spawn struct {
 	timeout  time.Duration
 	grace    time.Duration
 	maxBytes int64 // <= 0: no cap
-	// confine, when set, rewrites the prepared command to run in a sandbox.
-	confine func(*exec.Cmd) error
-	// launch, when set, starts the prepared command instead of
-	// exec.Cmd.Start: a sandbox launcher that forks it as our child.
-	launch func(*exec.Cmd) (*os.Process, error)
-	// extra are further descriptors for the command, 3 and up.
-	extra []*os.File
 	// watch, when set, makes the command's group die with this process;
 	// its release is called once the group is gone or handed over.
 	watch func(pgid int) (release func(), err error)
@@ -61,7 +60,9 @@ type outcome struct {
 	timedOut bool
 	canceled bool
 	limitHit bool
-	leftover []proc.Info
+	// enforcement is what the sandbox enforced, nil without one.
+	enforcement *Enforcement
+	leftover    []proc.Info
 	// release ends the guardian's watch over a group left running.
 	release func()
 }
@@ -81,21 +82,11 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 		outW.Close()
 		return nil, err
 	}
-	cmd := &exec.Cmd{
-		Path:        sp.path,
-		Args:        sp.args,
-		Dir:         sp.dir,
-		Env:         sp.env,
-		Stdout:      outW,
-		Stderr:      errW,
-		SysProcAttr: sessionAttr(),
-		ExtraFiles:  sp.extra,
-	}
+	cmd := sp.cmd
+	cmd.Stdout, cmd.Stderr = outW, errW
 	var stdinW *os.File
 	in, isFile := sp.stdin.(*os.File)
-	// A confined command never gets a host file (or the host's terminal)
-	// as its stdin, only what is read from it, through a pipe.
-	direct := isFile && (sp.confine == nil && sp.launch == nil || isPipe(in))
+	direct := isFile && (!sp.confined || isPipe(in))
 	switch {
 	case sp.stdin == nil:
 		// os/exec connects /dev/null.
@@ -109,23 +100,7 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 		}
 		cmd.Stdin, stdinW = r, w
 	}
-	if sp.confine != nil {
-		if err := sp.confine(cmd); err != nil {
-			closeAll(outR, outW, errR, errW, stdinW)
-			if f, ok := cmd.Stdin.(*os.File); ok && stdinW != nil {
-				f.Close()
-			}
-			return nil, err
-		}
-	}
-	var startErr error
-	var p *os.Process
-	if sp.launch != nil {
-		p, startErr = sp.launch(cmd)
-	} else {
-		startErr = cmd.Start()
-		p = cmd.Process
-	}
+	p, enf, startErr := sp.start(cmd)
 	closeAll(outW, errW)
 	closeExtraFiles(cmd) // the child has its copies
 	if f, ok := cmd.Stdin.(*os.File); ok && stdinW != nil {
@@ -140,7 +115,7 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 	}
 
 	pid := p.Pid
-	o := &outcome{pgid: pid, release: func() {}}
+	o := &outcome{pgid: pid, enforcement: enf, release: func() {}}
 	if sp.watch != nil {
 		release, err := sp.watch(pid)
 		if err != nil {
@@ -152,9 +127,20 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 		}
 		o.release = release
 	}
-	var total atomic.Int64
+	// The leader's exit is waited for on this goroutine; the timeout, the
+	// context and the output cap act from callbacks (the watchdog). So the
+	// common path, a command that exits on its own, hands nothing over
+	// between goroutines.
+	exited := make(chan error) // closed once the leader exited, unreaped
+	w := &watchdog{}
+	terminate := func() { proc.Terminate(pid, sp.grace, exited) }
 	limit := make(chan struct{})
 	var limitOnce sync.Once
+	overLimit := func() {
+		limitOnce.Do(func() { close(limit) })
+		w.act(&o.limitHit, func() { _ = proc.SignalGroup(pid, syscall.SIGKILL) })
+	}
+	var total atomic.Int64
 	var readers sync.WaitGroup
 	for _, s := range []struct {
 		f      *os.File
@@ -162,44 +148,21 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 		stream Stream
 	}{{outR, sp.stdout, Stdout}, {errR, sp.stderr, Stderr}} {
 		readers.Go(func() {
-			pump(s.f, s.buf, s.stream, sp.onOutput, &total, sp.maxBytes, func() {
-				limitOnce.Do(func() { close(limit) })
-			})
+			pump(s.f, s.buf, s.stream, sp.onOutput, &total, sp.maxBytes, overLimit)
 		})
 	}
+	timer := time.AfterFunc(sp.timeout, func() { w.act(&o.timedOut, terminate) })
+	stopCtx := context.AfterFunc(ctx, func() { w.act(&o.canceled, terminate) })
 
-	exited := make(chan error, 1)
-	go func() { exited <- proc.WaitExited(pid) }()
-
-	timer := time.NewTimer(sp.timeout)
-	defer timer.Stop()
-	killed := false
-	select {
-	case <-exited:
-	case <-timer.C:
-		o.timedOut = true
-	case <-ctx.Done():
-		o.canceled = true
-	case <-limit:
-		o.limitHit = true
-	}
-	switch {
-	case o.limitHit:
-		_ = proc.SignalGroup(pid, syscall.SIGKILL)
-		<-exited
-		killed = true
-	case o.timedOut || o.canceled:
-		proc.Terminate(pid, sp.grace, exited)
-		killed = true
-	}
+	_ = proc.WaitExited(pid) // an error means there is nothing to wait for
+	close(exited)
+	timer.Stop()
+	stopCtx()
+	killed := w.finish()
 
 	// Reap the leader; only now may its PID (and group ID) be reused.
-	if sp.launch != nil {
-		o.state, _ = p.Wait()
-	} else {
-		_ = cmd.Wait()
-		o.state = cmd.ProcessState
-	}
+	// Every stream is an *os.File, so exec.Cmd has nothing to copy.
+	o.state, _ = p.Wait()
 	if stdinW != nil {
 		stdinW.Close()
 	}
@@ -229,6 +192,44 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 	default:
 	}
 	return o, nil
+}
+
+// watchdog lets one of the timeout, the context and the output cap stop a
+// command, at most once, until the command's leader has exited.
+type watchdog struct {
+	mu     sync.Mutex
+	done   bool          // the leader exited: nothing acts any more
+	acting chan struct{} // closed when the one action that ran has finished
+}
+
+// act sets *flag and runs stop, unless the leader already exited or
+// another action ran. It returns once stop has.
+func (w *watchdog) act(flag *bool, stop func()) {
+	w.mu.Lock()
+	if w.done || w.acting != nil {
+		w.mu.Unlock()
+		return
+	}
+	*flag = true
+	w.acting = make(chan struct{})
+	w.mu.Unlock()
+	stop()
+	close(w.acting)
+}
+
+// finish ends the watch once the leader exited, waits for an action that
+// is under way (it may still signal the group, whose leader must stay
+// unreaped until then) and reports whether one ran; its flag is then set.
+func (w *watchdog) finish() (acted bool) {
+	w.mu.Lock()
+	w.done = true
+	a := w.acting
+	w.mu.Unlock()
+	if a == nil {
+		return false
+	}
+	<-a
+	return true
 }
 
 // pump copies one pipe into its capture buffer until EOF or the read

@@ -117,7 +117,7 @@ func TestConcurrentRuns(t *testing.T) {
 }
 
 func TestShellFallbackAndOverride(t *testing.T) {
-	sh := newShell(t, shellcap.Options{Shell: "sh", MaxFileBytes: 1024})
+	sh := newShell(t, shellcap.Options{ShellPath: "sh", MaxFileBytes: 1024})
 	res := run(t, sh, shellcap.Request{Command: "echo $0; ulimit -f"})
 	if res.Stdout != "sh\n2\n" {
 		t.Fatalf("sh with a 1 KiB file limit: %q (want 512-byte blocks)", res.Stdout)

@@ -32,9 +32,10 @@ type Options struct {
 	// that the host process cannot write to is treated as read-only too.
 	ReadOnly bool
 
-	// Shell is the POSIX shell that runs each command as `Shell -c COMMAND`.
-	// Empty means bash from PATH, or /bin/sh when bash is missing.
-	Shell string
+	// ShellPath is the POSIX shell binary that runs each command as
+	// `ShellPath -c COMMAND`, a path or a name looked up in PATH. Empty
+	// means bash from PATH, or /bin/sh when bash is missing.
+	ShellPath string
 
 	// DefaultTimeout bounds a Request that sets no Timeout. Zero means 30 s.
 	DefaultTimeout time.Duration
@@ -97,12 +98,12 @@ type Options struct {
 	Env map[string]string
 
 	// PassEnv names further host variables to pass through, beyond
-	// HostEnvAllowlist. Nil passes only the allowlist.
+	// HostEnvAllowlist(). Nil passes only the allowlist.
 	PassEnv []string
 
 	// DeniedEnvPatterns removes every variable whose name matches one of
 	// these globs (path.Match syntax, case-sensitive) from the final
-	// environment, whatever its source. See LLMAPIKeyEnvPatterns. Nil
+	// environment, whatever its source. See LLMAPIKeyEnvPatterns(). Nil
 	// removes nothing beyond the host allowlist.
 	DeniedEnvPatterns []string
 
@@ -155,32 +156,4 @@ type Options struct {
 
 	// Logger receives debug and warning logs. Nil discards them.
 	Logger *slog.Logger
-}
-
-// HostEnvAllowlist names the only host variables a command sees (besides
-// Options.PassEnv).
-var HostEnvAllowlist = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR"}
-
-// NonInteractiveEnv holds the defaults that keep commands from waiting for a
-// human: pagers print, editors exit, git never prompts, Python does not
-// buffer. Options.Env overrides any of them.
-var NonInteractiveEnv = map[string]string{
-	"PAGER":               "cat",
-	"GIT_PAGER":           "cat",
-	"EDITOR":              "true",
-	"VISUAL":              "true",
-	"GIT_EDITOR":          "true",
-	"GIT_TERMINAL_PROMPT": "0",
-	"PYTHONUNBUFFERED":    "1",
-}
-
-// LLMAPIKeyEnvPatterns matches the variables that hold model-provider keys
-// and common credentials. Put it in Options.DeniedEnvPatterns to keep
-// them from commands.
-var LLMAPIKeyEnvPatterns = []string{
-	"ANTHROPIC_*", "GATEWAY_*", "GEMINI_*", "GOOGLE_*", "OPENAI_*", "OPENROUTER_*",
-	"PYDANTIC_AI_GATEWAY_API_KEY",
-	"AZURE_OPENAI_*", "MISTRAL_*", "COHERE_*", "GROQ_*", "DEEPSEEK_*", "XAI_*", "HF_TOKEN",
-	"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-	"*_API_KEY", "*_APIKEY", "*_TOKEN", "*_SECRET", "*_SECRET_KEY", "*_PASSWORD",
 }

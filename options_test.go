@@ -23,7 +23,7 @@ func TestNewErrors(t *testing.T) {
 	}{
 		{"missing workspace", shellcap.Options{Workspace: filepath.Join(dir, "nope")}, "Workspace"},
 		{"workspace is a file", shellcap.Options{Workspace: file}, "Workspace"},
-		{"missing shell", shellcap.Options{Workspace: dir, Shell: "/no/such/shell"}, "Shell"},
+		{"missing shell", shellcap.Options{Workspace: dir, ShellPath: "/no/such/shell"}, "ShellPath"},
 		{"negative timeout", shellcap.Options{Workspace: dir, DefaultTimeout: -time.Second}, "DefaultTimeout"},
 		{"default above max", shellcap.Options{Workspace: dir, DefaultTimeout: time.Hour, MaxTimeout: time.Minute}, "DefaultTimeout"},
 		{"negative grace", shellcap.Options{Workspace: dir, KillGrace: -1}, "KillGrace"},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap/internal/capture"
+	"github.com/shellcap/shellcap/internal/core"
 	"github.com/shellcap/shellcap/internal/safefs"
 	"github.com/shellcap/shellcap/internal/textfmt"
 )
@@ -37,19 +38,12 @@ type streamCapture struct {
 
 func (s *Shell) newCapture(stream Stream) *streamCapture {
 	c := &streamCapture{shell: s, stream: stream}
-	keep := int64(4 * s.opts.MaxOutputChars)
-	if s.opts.MaxOutputChars < 0 {
-		keep = 8 << 20
-	}
-	keep = max(keep, 4096)
-	if s.opts.MaxOutputBytes > 0 {
-		keep = min(keep, s.opts.MaxOutputBytes)
-	}
+	keep := core.KeepBytes(s.opts.MaxOutputChars, s.opts.MaxOutputBytes)
 	var spill capture.SpillFunc
 	if !s.opts.DisableOutputFiles {
 		spill = c.openSpill
 	}
-	c.buf = capture.New(int(keep), int(keep), spill)
+	c.buf = capture.New(keep, keep, spill)
 	return c
 }
 
@@ -138,7 +132,7 @@ func (s *Shell) keepOutputs(res *Result, stdout, stderr *streamCapture) {
 		case err != nil:
 			what = "partial " + c.stream.String() + " (keeping the copy failed: " + err.Error() + ")"
 		case !c.complete && c.buf.Omitted() > 0:
-			what = "first " + formatBytes(s.spillBudget()) + " of " + c.stream.String()
+			what = "first " + textfmt.FormatBytes(s.spillBudget()) + " of " + c.stream.String()
 		}
 		kept = append(kept, what+": "+c.path)
 	}

@@ -7,8 +7,6 @@ import (
 	"os"
 	"syscall"
 	"time"
-
-	"github.com/shellcap/shellcap/internal/proc"
 )
 
 // Linux's numbers, so notes read the same everywhere.
@@ -20,9 +18,9 @@ const (
 
 func hostLimitAtMost(flag string, v uint64) bool { return false }
 
-func exitStatus(state *os.ProcessState) (int, string) { return proc.ExitStatus(state) }
+func setsidAttr() *syscall.SysProcAttr { return nil }
 
-func sessionAttr() *syscall.SysProcAttr { return nil }
+func runAttr() *syscall.SysProcAttr { return nil }
 
 // readAvailable reads up to limit bytes that r, a pipe, holds now, waiting
 // only briefly.

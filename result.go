@@ -23,6 +23,9 @@ type Result struct {
 	Stdout string `json:"stdout"`
 	Stderr string `json:"stderr"`
 	// ExitCode is the shell's exit status; 128+N when a signal N ended it.
+	// It is meaningless when Err is set (the command did not run): check
+	// Err first. In JSON it is then null, never 0, so a host that only
+	// reads the exit code cannot take a refusal for a success.
 	ExitCode int `json:"exit_code"`
 	// Signal names the signal that ended the shell, e.g. "SIGTERM".
 	Signal string `json:"signal,omitempty"`
@@ -60,8 +63,12 @@ type Result struct {
 	Sandbox *Enforcement `json:"sandbox,omitempty"`
 	// Notes are remarks for the model, each rendered as a "[...]" line.
 	Notes []string `json:"notes,omitempty"`
-	// Err is set when the command was not run because of a problem the
-	// model can fix (a *RequestError); Text is then its message.
+	// Err is set when the command was not run: a problem the model can
+	// fix (a *RequestError), a refusal by the policy or the approver (a
+	// *PolicyError) or by the sandbox (matching ErrSandbox). Text is then
+	// its message, ExitCode means nothing and JSON has "exit_code": null
+	// and "error". Match it with errors.Is against the sentinels
+	// (ErrNULByte, ErrDenied, ...).
 	Err error `json:"-"`
 
 	// TextLimit caps Text at this many Unicode code points; zero or less
@@ -142,6 +149,8 @@ func (r *Result) textTruncated() bool {
 // resultJSON is the wire form of Result.
 type resultJSON struct {
 	*resultAlias
+	// ExitCode shadows the alias's: null when the command did not run.
+	ExitCode   *int    `json:"exit_code"`
 	DurationMS int64   `json:"duration_ms"`
 	TimeoutMS  int64   `json:"timeout_ms"`
 	Error      *string `json:"error,omitempty"`
@@ -149,7 +158,9 @@ type resultJSON struct {
 
 type resultAlias Result
 
-// MarshalJSON renders durations in milliseconds and Err as its message.
+// MarshalJSON renders durations in milliseconds, Err as its message in
+// "error", and "exit_code" as null when Err is set (the command did not
+// run).
 func (r *Result) MarshalJSON() ([]byte, error) {
 	w := resultJSON{
 		resultAlias: (*resultAlias)(r),
@@ -159,6 +170,9 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	if r.Err != nil {
 		msg := r.Err.Error()
 		w.Error = &msg
+	} else {
+		code := r.ExitCode
+		w.ExitCode = &code
 	}
 	// Commands are full of < > &: keep them readable.
 	var b bytes.Buffer

@@ -24,7 +24,6 @@ func TestRunText(t *testing.T) {
 		{name: "stderr", req: shellcap.Request{Command: "echo oops >&2"}, want: "[stderr]\noops\n"},
 		{name: "both streams, stdout first", req: shellcap.Request{Command: "echo err >&2; echo out"}, want: "[stdout]\nout\n\n[stderr]\nerr\n"},
 		{name: "no output", req: shellcap.Request{Command: "true"}, want: "(no output)"},
-		{name: "empty command", req: shellcap.Request{Command: ""}, want: "(no output)"},
 		{name: "exit code", req: shellcap.Request{Command: "exit 42"}, want: "(no output)\n[exit code: 42]", code: 42},
 		{name: "output and exit code", req: shellcap.Request{Command: "echo x; exit 3"}, want: "[stdout]\nx\n\n[exit code: 3]", code: 3},
 		{name: "no trailing newline", req: shellcap.Request{Command: "printf abc"}, want: "[stdout]\nabc"},

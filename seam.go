@@ -15,8 +15,9 @@ import (
 )
 
 // authorize checks a command before anything runs it: input the kernel
-// cannot take (NUL bytes, invalid UTF-8) and the command policy. It returns
-// nil when the command may run, or the refusal for the model.
+// cannot take (NUL bytes, invalid UTF-8), an empty or whitespace-only
+// command (ErrEmptyCommand), then the command policy and the approver. It
+// returns nil when the command may run, or the refusal for the model.
 func (s *Shell) authorize(ctx context.Context, command string) error {
 	if rerr := checkCommand(command); rerr != nil {
 		return rerr
@@ -46,12 +47,31 @@ func (s *Shell) prepare(command, dir string, extra map[string]string) (*exec.Cmd
 			return nil, err
 		}
 	}
+	cmd, rerr := s.command("", command, wd, env)
+	if rerr != nil {
+		return nil, rerr
+	}
+	return cmd, nil
+}
+
+// command builds the process that runs prefix and command (the shell
+// code Run adds, such as the working-directory trap, then the model's
+// command) after the resource-limit prelude: `shell -c SCRIPT` in dir with
+// env, in a new session (Run may trade that for a process group of its
+// own, see runAttr). Run and prepare both build their processes here.
+// A script over the kernel's limit for one argument is a refusal
+// (ErrCommandTooLong) naming how long the command may be.
+func (s *Shell) command(prefix, command, dir string, env []string) (*exec.Cmd, *RequestError) {
+	fixed := len(s.prelude) + len(prefix)
+	if fixed+len(command)+1 > maxArgLen {
+		return nil, requestErr(ErrCommandTooLong, "The command is %d bytes; one argument may hold at most %d. Write long scripts to a file and run the file instead.", len(command), maxArgLen-1-fixed)
+	}
 	return &exec.Cmd{
 		Path:        s.shellPath,
-		Args:        []string{s.shellArg0, "-c", s.prelude + command},
-		Dir:         wd,
+		Args:        []string{s.shellArg0, "-c", s.prelude + prefix + command},
+		Dir:         dir,
 		Env:         env,
-		SysProcAttr: sessionAttr(),
+		SysProcAttr: setsidAttr(),
 	}, nil
 }
 
@@ -60,8 +80,10 @@ func (s *Shell) prepare(command, dir string, extra map[string]string) (*exec.Cmd
 // returns the process, which the caller waits for with os.Process.Wait,
 // and what the sandbox enforces (nil without one). cmd itself must not be
 // waited for with exec.Cmd.Wait, so its Stdin, Stdout and Stderr must be
-// *os.File or nil. With a sandbox that rewrites each command (a Confiner
-// that is not a LaunchingConfiner), cmd must not have ExtraFiles.
+// *os.File or nil. Files a Confiner adds to cmd.ExtraFiles are closed
+// after the start. A Confiner's refusal is a *sandboxRefusal (the command
+// did not run; errors.Is matches ErrSandbox); a launcher's failure to
+// start wraps ErrSandbox and the cause.
 func (s *Shell) start(cmd *exec.Cmd) (*os.Process, *Enforcement, error) {
 	if err := s.usable(); err != nil {
 		return nil, nil, err
@@ -83,7 +105,7 @@ func (s *Shell) start(cmd *exec.Cmd) (*os.Process, *Enforcement, error) {
 		extra := len(cmd.ExtraFiles)
 		e, err := s.opts.Sandbox.Confine(cmd, s.root)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %w", ErrSandbox, err)
+			return nil, nil, &sandboxRefusal{err: err}
 		}
 		enf = e
 		defer func() {
@@ -151,3 +173,14 @@ func coreOf(v any) *core.Shell {
 	}
 	return c
 }
+
+// sandboxRefusal is a Confiner's refusal to confine a command: it did not
+// run. Run reports it in Result.Err; errors.Is matches ErrSandbox and the
+// confiner's error.
+type sandboxRefusal struct{ err error }
+
+func (e *sandboxRefusal) Error() string {
+	return "The sandbox refused to run this command: " + e.err.Error()
+}
+
+func (e *sandboxRefusal) Unwrap() []error { return []error{ErrSandbox, e.err} }

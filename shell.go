@@ -8,10 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/shellcap/shellcap/internal/core"
 	"github.com/shellcap/shellcap/internal/guardian"
 	"github.com/shellcap/shellcap/internal/textfmt"
 	"github.com/shellcap/shellcap/policy"
@@ -58,7 +60,7 @@ func New(opts Options) (*Shell, error) {
 		return nil, err
 	}
 	o.Workspace = root
-	shellPath, err := resolveShell(o.Shell)
+	shellPath, err := resolveShell(o.ShellPath)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +184,7 @@ func fillDefaults(o *Options) error {
 }
 
 // newPolicy compiles the policy rules and checks the approval settings.
-// The policy is told the environment commands run in (NonInteractiveEnv's
+// The policy is told the environment commands run in (NonInteractiveEnv()'s
 // GIT_EDITOR=true makes git commit --amend non-interactive), unless the
 // rules already say.
 func newPolicy(o *Options, env map[string]string) (*policy.Policy, error) {
@@ -245,7 +247,7 @@ func resolveShell(sh string) (string, error) {
 	}
 	p, err := exec.LookPath(sh)
 	if err != nil {
-		return "", optionErr("Shell", "%v", err)
+		return "", optionErr("ShellPath", "%v", err)
 	}
 	return filepath.Abs(p)
 }
@@ -261,10 +263,15 @@ func (s *Shell) ReadOnly() bool { return s.readOnly }
 func (s *Shell) Warnings() []string { return append([]string(nil), s.warnings...) }
 
 // Run runs one command and reports what happened. Problems the model can fix
-// (a NUL byte, a timeout out of range, a deleted working directory) come
-// back as a Result whose Err is set and whose Text explains; the error is
-// for the host program: a read-only or vanished workspace, a closed Shell,
-// a process that cannot be started.
+// (a NUL byte, a timeout out of range, a deleted working directory) and
+// refusals (the policy, the approver, the sandbox) come back as a Result
+// whose Err is set and whose Text explains; such a command did not run. The
+// error is for the host program: a read-only or vanished workspace, a
+// closed Shell, a process that cannot be started.
+//
+// Run takes the same steps as every executor built on the Shell (package
+// internal/core): Timeout, Admit, the environment and directory of Cmd,
+// Start, then the shared exit status, notes and capture sizing.
 func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -303,30 +310,33 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 	}
 	res.Cwd = dir
 
-	script := s.prelude
 	var record *cwdRecord
-	var extra []*os.File
+	var prefix string
 	if s.opts.PersistCwd && req.Dir == "" {
 		if record, err = newCwdRecord(); err != nil {
 			s.log.Warn("shellcap: cannot track the working directory", "err", err)
 		} else {
-			script += cwdTrapFD
-			extra = []*os.File{record.w}
+			prefix = cwdTrapFD
 			defer record.close()
 		}
 	}
-	script += req.Command
-	if len(script)+1 > maxArgLen {
-		res.Err = requestErr(ErrCommandTooLong, "The command is %d bytes; one argument may hold at most %d. Write long scripts to a file and run the file instead.", len(req.Command), maxArgLen-1-len(script)+len(req.Command))
+	cmd, rerr := s.command(prefix, req.Command, dir, env)
+	if rerr != nil {
+		res.Err = rerr
 		return res, nil
+	}
+	if record != nil {
+		cmd.ExtraFiles = []*os.File{record.w}
+	}
+	if s.opts.Sandbox == nil {
+		cmd.SysProcAttr = runAttr() // a sandbox starts its commands its own way
 	}
 
 	stdout, stderr := s.newCapture(Stdout), s.newCapture(Stderr)
 	out, err := execute(ctx, &spawn{
-		path:     s.shellPath,
-		args:     []string{s.shellArg0, "-c", script},
-		dir:      dir,
-		env:      env,
+		cmd:      cmd,
+		start:    s.start,
+		confined: s.opts.Sandbox != nil,
 		stdin:    req.Stdin,
 		stdout:   stdout.buf,
 		stderr:   stderr.buf,
@@ -334,14 +344,16 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		timeout:  timeout,
 		grace:    s.opts.KillGrace,
 		maxBytes: s.opts.MaxOutputBytes,
-		confine:  s.confine(res),
-		launch:   s.launch(res),
-		extra:    extra,
 		watch:    s.watchGroup,
 	})
 	if err != nil {
 		stdout.discard()
 		stderr.discard()
+		var refusal *sandboxRefusal
+		if errors.As(err, &refusal) {
+			res.Err = refusal
+			return res, nil
+		}
 		serr := startError(err, dir)
 		var re *RequestError
 		if errors.As(serr, &re) {
@@ -353,47 +365,13 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		return nil, serr
 	}
+	res.Sandbox = out.enforcement
 	s.afterSandboxed(res)
 	s.fill(res, out, stdout, stderr)
 	if record != nil {
 		s.updateCwd(res, record.read())
 	}
 	return res, nil
-}
-
-// launch returns the hook that starts a command through the sandbox's
-// launcher and records what it enforces in res; nil without a launcher.
-func (s *Shell) launch(res *Result) func(*exec.Cmd) (*os.Process, error) {
-	if s.launcher == nil {
-		return nil
-	}
-	return func(cmd *exec.Cmd) (*os.Process, error) {
-		p, err := s.launcher.Start(cmd)
-		if err != nil {
-			// Both wrapped: a vanished directory or an environment over
-			// the kernel's limit is still recognised (startError).
-			return nil, fmt.Errorf("%w: %w", ErrSandbox, err)
-		}
-		res.Sandbox = s.launcher.Enforcement()
-		return p, nil
-	}
-}
-
-// confine returns the hook that puts a command into the sandbox and
-// records what it enforces in res; nil without a sandbox or when a
-// launcher starts the commands.
-func (s *Shell) confine(res *Result) func(*exec.Cmd) error {
-	if s.opts.Sandbox == nil || s.launcher != nil {
-		return nil
-	}
-	return func(cmd *exec.Cmd) error {
-		e, err := s.opts.Sandbox.Confine(cmd, s.root)
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrSandbox, err)
-		}
-		res.Sandbox = e
-		return nil
-	}
 }
 
 func (s *Shell) usable() error {
@@ -438,7 +416,8 @@ func resolveTimeout(t, def, max time.Duration) (time.Duration, *RequestError) {
 	return t, nil
 }
 
-// checkCommand rejects what no process can receive.
+// checkCommand rejects what no process can receive (NUL bytes, invalid
+// UTF-8) and a command with nothing to run.
 func checkCommand(cmd string) *RequestError {
 	for i := 0; i < len(cmd); i++ {
 		if cmd[i] == 0 {
@@ -447,6 +426,9 @@ func checkCommand(cmd string) *RequestError {
 	}
 	if !utf8.ValidString(cmd) {
 		return requestErr(ErrInvalidUTF8, "")
+	}
+	if strings.TrimSpace(cmd) == "" {
+		return requestErr(ErrEmptyCommand, "")
 	}
 	return nil
 }
@@ -479,14 +461,14 @@ func (s *Shell) fill(res *Result, out *outcome, stdout, stderr *streamCapture) {
 	res.TimedOut = out.timedOut
 	res.Canceled = out.canceled
 	res.OutputLimitExceeded = out.limitHit
-	res.ExitCode, res.Signal = exitStatus(out.state)
+	res.ExitCode, res.Signal = core.ExitStatus(out.state)
 	stdout.finish(res, s.opts.KeepANSI)
 	stderr.finish(res, s.opts.KeepANSI)
 	if out.canceled {
-		res.Notes = append(res.Notes, "Command was cancelled; its process group was stopped.")
+		res.Notes = append(res.Notes, core.CanceledNote(core.StoppedGroup))
 	}
 	if out.limitHit {
-		res.Notes = append(res.Notes, fmt.Sprintf("Output exceeded %s; the command was stopped. Redirect large output to a file and read parts of it.", formatBytes(s.opts.MaxOutputBytes)))
+		res.Notes = append(res.Notes, core.OutputLimitNote(s.opts.MaxOutputBytes, core.StoppedCommand))
 	}
 	if len(out.leftover) > 0 {
 		res.LeftRunning = make([]int, len(out.leftover))

@@ -528,7 +528,7 @@ func TestPrecedence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.DefaultTimeout != 30*time.Second || o.MaxTimeout != 2*time.Minute || o.Shell != "/bin/sh" {
+	if o.DefaultTimeout != 30*time.Second || o.MaxTimeout != 2*time.Minute || o.ShellPath != "/bin/sh" {
 		t.Fatalf("flags > env > file broken: %+v", o)
 	}
 }
@@ -544,7 +544,7 @@ func TestOptions(t *testing.T) {
 	}
 	want := shellcap.Options{
 		Workspace:         "/srv/project",
-		Shell:             "/bin/bash",
+		ShellPath:         "/bin/bash",
 		DefaultTimeout:    45 * time.Second,
 		MaxTimeout:        15 * time.Minute,
 		KillGrace:         3 * time.Second,
@@ -558,7 +558,7 @@ func TestOptions(t *testing.T) {
 		MaxProcesses:      512,
 		Env:               map[string]string{"CI": "1", "GOFLAGS": "-mod=mod"},
 		PassEnv:           []string{"GOPATH", "GOCACHE"},
-		DeniedEnvPatterns: append(append([]string{}, shellcap.LLMAPIKeyEnvPatterns...), "*_PRIVATE_KEY"),
+		DeniedEnvPatterns: append(append([]string{}, shellcap.LLMAPIKeyEnvPatterns()...), "*_PRIVATE_KEY"),
 		PersistCwd:        true,
 		ApprovalMode:      shellcap.ApproveAsk,
 		DieWithProcess:    true,

@@ -23,7 +23,7 @@ type File struct {
 	Workspace *string `yaml:"workspace"`
 	// ReadOnly is Options.ReadOnly: offer no command execution.
 	ReadOnly *bool `yaml:"read_only"`
-	// Shell is Options.Shell: the POSIX shell that runs commands.
+	// Shell is Options.ShellPath: the POSIX shell that runs commands.
 	Shell *string `yaml:"shell"`
 	// DefaultTimeout is Options.DefaultTimeout ("30s" in the file).
 	DefaultTimeout *time.Duration `yaml:"default_timeout"`

@@ -202,7 +202,7 @@ func redactEnv(m map[string]string) map[string]string {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
 		out[k] = v
-		for _, p := range shellcap.LLMAPIKeyEnvPatterns {
+		for _, p := range shellcap.LLMAPIKeyEnvPatterns() {
 			if ok, _ := path.Match(p, k); ok {
 				out[k] = Redacted
 				break

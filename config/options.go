@@ -24,7 +24,7 @@ func (f *File) Options() (shellcap.Options, error) {
 	o = shellcap.Options{
 		Workspace:          deref(f.Workspace),
 		ReadOnly:           deref(f.ReadOnly),
-		Shell:              deref(f.Shell),
+		ShellPath:          deref(f.Shell),
 		DefaultTimeout:     deref(f.DefaultTimeout),
 		MaxTimeout:         deref(f.MaxTimeout),
 		KillGrace:          deref(f.KillGrace),
@@ -145,7 +145,7 @@ func expandEnvPatterns(list []string) []string {
 	for _, p := range list {
 		add := []string{p}
 		if p == LLMAPIKeys {
-			add = shellcap.LLMAPIKeyEnvPatterns
+			add = shellcap.LLMAPIKeyEnvPatterns()
 		}
 		for _, a := range add {
 			if !slices.Contains(out, a) {

@@ -31,7 +31,7 @@ var resultSchema = map[string]any{
 		"command":               map[string]any{"type": "string"},
 		"stdout":                map[string]any{"type": "string", "description": "stdout, with the middle of over-long output replaced by an omission line"},
 		"stderr":                map[string]any{"type": "string"},
-		"exit_code":             map[string]any{"type": "integer", "description": "128+N when signal N ended the shell"},
+		"exit_code":             map[string]any{"type": []string{"integer", "null"}, "description": "128+N when signal N ended the shell; null when the command did not run (see error)"},
 		"signal":                map[string]any{"type": "string"},
 		"duration_ms":           map[string]any{"type": "integer"},
 		"timeout_ms":            map[string]any{"type": "integer"},

@@ -5,6 +5,12 @@
 // process in the Shell's sandbox). Package shellcap registers the
 // accessor; executors call [Of].
 //
+// Beside the Shell's steps it holds the pure pieces every executor shares,
+// so that none re-implements them: [ExitStatus] (exit code and signal from
+// a wait status), [KeepBytes] (how much of each output stream to hold in
+// memory) and the notes [CanceledNote] and [OutputLimitNote]. Shell.Run
+// uses exactly these.
+//
 // Keeping this out of the root package's exported API means a reader of
 // `go doc shellcap` meets the Shell, its Options and Run first, not the
 // hooks executors need.
@@ -43,10 +49,12 @@ type Shell struct {
 	Settings Settings
 
 	// Admit checks a command before anything runs it: input the kernel
-	// cannot take, an empty command, then the policy and approval. Nil
-	// means it may run; otherwise the error is the refusal for the model
-	// (a *shellcap.RequestError or a policy refusal, matchable with
-	// errors.Is against shellcap's sentinels).
+	// cannot take (ErrNULByte, ErrInvalidUTF8), an empty or
+	// whitespace-only command (ErrEmptyCommand, "The command is empty."),
+	// then the policy and approval. Nil means it may run; otherwise the
+	// error is the refusal for the model (a *shellcap.RequestError or a
+	// *shellcap.PolicyError, matchable with errors.Is against shellcap's
+	// sentinels). A result carrying it has no exit code.
 	Admit func(ctx context.Context, command string) error
 
 	// Timeout resolves a requested timeout: zero means def; below the
@@ -63,7 +71,10 @@ type Shell struct {
 	// Start starts a prepared command the way Run does, inside the Shell's
 	// sandbox when it has one, and returns the process (to be waited for
 	// with os.Process.Wait) and what the sandbox enforces (a
-	// *shellcap.Enforcement, nil without a sandbox).
+	// *shellcap.Enforcement, nil without a sandbox). A Confiner's refusal
+	// is an error matching shellcap.ErrSandbox whose message is for the
+	// model (the command did not run: report it as the result's Err); a
+	// launcher's failure to start also matches ErrSandbox.
 	Start func(cmd *exec.Cmd) (p *os.Process, enforcement any, err error)
 
 	// BeforeStep protects what the host obeys in the workspace before a
