@@ -80,6 +80,21 @@ func buildEnv(o *Options, lookup func(string) (string, bool)) (map[string]string
 	return env, nil
 }
 
+// shellAddedEnv is what the Shell adds to every command's environment
+// beyond the host's variables: the non-interactive defaults, then
+// Options.Env (core.Settings.Env, for executors whose commands do not run
+// on the host, such as containers).
+func shellAddedEnv(o *Options) map[string]string {
+	env := make(map[string]string, len(nonInteractiveEnv)+len(o.Env))
+	for k, v := range nonInteractiveEnv {
+		env[k] = v
+	}
+	for k, v := range o.Env {
+		env[k] = v
+	}
+	return env
+}
+
 // checkEnvMap validates names and values the host program supplied.
 func checkEnvMap(option string, m map[string]string) error {
 	for k, v := range m {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"time"
 
 	"github.com/shellcap/shellcap/internal/core"
@@ -131,22 +132,26 @@ func coreOf(v any) *core.Shell {
 	o := &s.opts
 	c := &core.Shell{
 		Settings: core.Settings{
-			Workspace:      s.root,
-			DefaultTimeout: o.DefaultTimeout,
-			MaxTimeout:     o.MaxTimeout,
-			KillGrace:      o.KillGrace,
-			MaxOutputBytes: o.MaxOutputBytes,
-			MaxOutputChars: o.MaxOutputChars,
-			HeadAndTail:    o.HeadAndTail,
-			KeepANSI:       o.KeepANSI,
-			MaxFileBytes:   o.MaxFileBytes,
-			MemoryLimit:    o.MemoryLimit,
-			CPUTime:        o.CPUTime,
-			MaxProcesses:   o.MaxProcesses,
-			PersistCwd:     o.PersistCwd,
-			DieWithProcess: o.DieWithProcess,
+			Workspace:         s.root,
+			DefaultTimeout:    o.DefaultTimeout,
+			MaxTimeout:        o.MaxTimeout,
+			KillGrace:         o.KillGrace,
+			MaxOutputBytes:    o.MaxOutputBytes,
+			MaxOutputChars:    o.MaxOutputChars,
+			HeadAndTail:       o.HeadAndTail,
+			KeepANSI:          o.KeepANSI,
+			MaxFileBytes:      o.MaxFileBytes,
+			MemoryLimit:       o.MemoryLimit,
+			CPUTime:           o.CPUTime,
+			MaxProcesses:      o.MaxProcesses,
+			PersistCwd:        o.PersistCwd,
+			DieWithProcess:    o.DieWithProcess,
+			ReadOnly:          s.readOnly,
+			Env:               shellAddedEnv(o),
+			DeniedEnvPatterns: slices.Clone(o.DeniedEnvPatterns),
 		},
-		Admit: s.authorize,
+		CheckOpen: s.checkOpen,
+		Admit:     s.authorize,
 		Timeout: func(t, def, max time.Duration) (time.Duration, error) {
 			d, rerr := resolveTimeout(t, def, max)
 			if rerr != nil {

@@ -374,6 +374,16 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
+// checkOpen returns ErrClosed once Close was called.
+func (s *Shell) checkOpen() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
 func (s *Shell) usable() error {
 	s.mu.Lock()
 	closed := s.closed

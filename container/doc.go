@@ -86,11 +86,10 @@
 //	Logger                     failed engine calls (kill, rm, start), at debug level
 //
 // The Shell's environment reaches the container without its host
-// variables; until the seam hands down Options.Env on its own, they are
-// told apart by value (a variable the host has with the same value counts
-// as the host's), and a read-only Shell, which prepares no command, gives
-// its Options.Env to no container, nor its DeniedEnvPatterns: set
-// container Options.Env there.
+// variables (PATH, HOME, PassEnv describe the host, not the image): the
+// non-interactive defaults and the Shell's Options.Env, then container
+// Options.Env, then Request.Env, minus the Shell's DeniedEnvPatterns, for
+// a read-only Shell too.
 //
 // # Timeouts and cleanup
 //

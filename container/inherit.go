@@ -5,55 +5,40 @@ package container
 // limits.
 
 import (
-	"errors"
 	"fmt"
 	"maps"
-	"os"
+	"path"
 	"strings"
 	"time"
 
-	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/core"
 )
 
-// environment returns the variables one command sees: what the Shell's
-// environment holds beyond the host's own variables (the non-interactive
-// defaults and the Shell's Options.Env), then Options.Env, then extra
-// (Request.Env), all minus the Shell's DeniedEnvPatterns. The host's
-// variables (PATH, HOME, PassEnv, ...) describe the host, not the image,
-// and stay out.
-//
-// The seam does not hand the Shell's Options.Env down on its own, so it is
-// read off the environment the Shell would give a host command: a
-// variable counts as the host's when the host has it with the same value.
-// A read-only Shell prepares no command, so its environment cannot be
-// read: its commands get Options.Env and extra only, without its
-// DeniedEnvPatterns (which the seam does not hand down either).
+// environment returns the variables one command sees: what the Shell adds
+// to its commands beyond the host's own variables (the non-interactive
+// defaults and the Shell's Options.Env, core.Settings.Env), then
+// Options.Env, then extra (Request.Env), all minus the Shell's
+// DeniedEnvPatterns. The host's variables (PATH, HOME, PassEnv, ...)
+// describe the host, not the image, and stay out.
 func (e *Executor) environment(extra map[string]string) (map[string]string, error) {
-	given := maps.Clone(e.opts.Env)
-	if given == nil {
-		given = map[string]string{}
-	}
-	maps.Copy(given, extra)
-	cmd, err := core.Of(e.sh).Cmd(":", "", given)
-	if errors.Is(err, shellcap.ErrReadOnlyWorkspace) {
-		return given, nil
-	}
-	if err != nil {
+	c := core.Of(e.sh)
+	if err := c.CheckOpen(); err != nil {
 		return nil, err
 	}
-	vars := make(map[string]string, len(cmd.Env))
-	for _, kv := range cmd.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		if _, ok := given[k]; !ok {
-			if hv, ok := os.LookupEnv(k); ok && hv == v {
-				continue // the host's own
-			}
-			if strings.ContainsAny(v, "\r\n") {
-				return nil, optionErr("Env", "the value of the Shell's variable %s holds a CR or LF, which an env file cannot carry; set container Options.Env to override it", k)
+	st := c.Settings
+	vars := st.Env
+	maps.Copy(vars, e.opts.Env)
+	maps.Copy(vars, extra)
+	for k, v := range vars {
+		if strings.ContainsAny(v, "\r\n") {
+			return nil, optionErr("Env", "the value of %s holds a CR or LF, which an env file cannot carry; set container Options.Env to override it", k)
+		}
+		for _, p := range st.DeniedEnvPatterns {
+			if ok, _ := path.Match(p, k); ok {
+				delete(vars, k)
+				break
 			}
 		}
-		vars[k] = v
 	}
 	return vars, nil
 }

@@ -42,11 +42,25 @@ type Settings struct {
 	MaxProcesses   int
 	PersistCwd     bool
 	DieWithProcess bool
+	ReadOnly       bool
+
+	// Env holds the variables the Shell adds to every command beyond the
+	// host's own (PATH, HOME, Options.PassEnv): the non-interactive
+	// defaults and Options.Env, the latter winning. It is a fresh copy.
+	Env map[string]string
+	// DeniedEnvPatterns are the Shell's Options.DeniedEnvPatterns: globs
+	// of variable names no command may see.
+	DeniedEnvPatterns []string
 }
 
 // Shell is what an executor takes from a shellcap.Shell.
 type Shell struct {
 	Settings Settings
+
+	// CheckOpen returns shellcap.ErrClosed once the Shell is closed, nil
+	// before: an executor whose commands do not run on the host (a
+	// container) checks it where Cmd would.
+	CheckOpen func() error
 
 	// Admit checks a command before anything runs it: input the kernel
 	// cannot take (ErrNULByte, ErrInvalidUTF8), an empty or
