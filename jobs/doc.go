@@ -24,9 +24,9 @@
 //	defer m.Close() // jobs keep running
 //	started, err := m.Start(ctx, jobs.StartRequest{Command: "npm run dev"})
 //	fmt.Println(started.Text()) // Started background command: 'npm run dev'\nID: 3f…
-//	check, err := m.Check(ctx, started.ID, true) // only output since the last look
+//	check, err := m.Check(ctx, jobs.CheckRequest{ID: started.ID, NewOnly: true}) // only output since the last look
 //	fmt.Println(check.Text())                    // [stdout]\n…\n[status: running]
-//	stopped, err := m.Stop(ctx, started.ID, false)
+//	stopped, err := m.Stop(ctx, jobs.StopRequest{ID: started.ID})
 //	fmt.Println(stopped.Text()) // …\n[stopped]\n[exit code: 143]
 //
 // Every result has a Text method with exactly what the model should read

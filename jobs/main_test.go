@@ -27,6 +27,8 @@ func TestMain(m *testing.M) {
 	switch os.Getenv(helperEnv) {
 	case "host":
 		os.Exit(hostHelper())
+	case "guard":
+		os.Exit(guardHelper())
 	}
 	os.Exit(leaktest.Main(m, testMark, 10*time.Second))
 }
@@ -42,7 +44,7 @@ func hostHelper() int {
 	}
 	var opts jobs.Options
 	if os.Getenv("SCTEST_JOBS_SANDBOX") != "" {
-		opts.Sandbox = &sandbox.Config{}
+		opts.Confiner = sandbox.Confiner(sandbox.Config{})
 	}
 	m, err := jobs.New(sh, opts)
 	if err != nil {

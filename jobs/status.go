@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/shellcap/shellcap/sandbox"
+	"github.com/shellcap/shellcap"
 )
 
 // Files in a job directory.
@@ -63,10 +63,13 @@ type status struct {
 	SupervisorLost bool `json:"supervisor_lost,omitempty"`
 	StdinClosed    bool `json:"stdin_closed,omitempty"`
 
-	// Sandbox is what the sandbox enforces for a confined job (profile,
-	// network, layers, downgrades); nil for a job that runs unconfined. The
-	// command's PID is then the sandbox's PID 1 as the host sees it.
-	Sandbox *sandbox.Report `json:"sandbox,omitempty"`
+	// Sandbox is what the Confiner enforces for a confined job (profile,
+	// network, layers, downgrades, and what the check after the job
+	// quarantined); nil for a job that runs unconfined. With package
+	// sandbox's Confiner the command's PID is the sandbox's PID 1 as the
+	// host sees it. QuarantineError says what that check could not do.
+	Sandbox         *shellcap.Enforcement `json:"sandbox,omitempty"`
+	QuarantineError string                `json:"quarantine_error,omitempty"`
 
 	// Bytes written to each log, and the oldest of them dropped to keep the
 	// log within MaxLogBytes.

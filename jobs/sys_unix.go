@@ -62,10 +62,6 @@ func openStdinFIFO(path string) (*os.File, error) {
 func lockFIFO(f *os.File) error   { return unix.Flock(int(f.Fd()), unix.LOCK_EX) }
 func unlockFIFO(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }
 
-// exitStatus turns a wait status into an exit code (128+N for signal N)
-// and the signal's name.
-func exitStatus(state *os.ProcessState) (int, string) { return proc.ExitStatus(state) }
-
 // reapChild reaps child pid if it has exited, without blocking.
 func reapChild(pid int) bool {
 	for {

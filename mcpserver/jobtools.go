@@ -120,15 +120,15 @@ func (s *Server) startCommand(ctx context.Context, req *mcp.CallToolRequest) (*m
 	}
 	s.ownJob(approval.scope, res.ID)
 	out := s.textResult(approval.scope, res)
-	out.IsError = res.Error != ""
+	out.IsError = res.Err != nil
 	return out, nil
 }
 
 // jobResult renders the result of an operation on a job; an unknown ID
 // or an argument out of range is marked isError.
-func (s *Server) jobResult(ctx context.Context, req *mcp.CallToolRequest, res texter, errMsg string) *mcp.CallToolResult {
+func (s *Server) jobResult(ctx context.Context, req *mcp.CallToolRequest, res texter, refusal error) *mcp.CallToolResult {
 	out := s.textResult(s.scopeOf(ctx, req.Session), res)
-	out.IsError = errMsg != ""
+	out.IsError = refusal != nil
 	return out
 }
 
@@ -155,11 +155,11 @@ func (s *Server) checkCommand(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if bad != nil {
 		return bad, nil
 	}
-	res, err := s.opts.Jobs.Check(ctx, id, args.NewOnly)
+	res, err := s.opts.Jobs.Check(ctx, jobs.CheckRequest{ID: id, NewOnly: args.NewOnly})
 	if err != nil {
 		return nil, err
 	}
-	return s.jobResult(ctx, req, res, res.Error), nil
+	return s.jobResult(ctx, req, res, res.Err), nil
 }
 
 func (s *Server) waitCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -182,7 +182,7 @@ func (s *Server) waitCommand(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if err != nil {
 		return nil, err
 	}
-	return s.jobResult(ctx, req, res, res.Error), nil
+	return s.jobResult(ctx, req, res, res.Err), nil
 }
 
 func (s *Server) sendInput(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -201,11 +201,11 @@ func (s *Server) sendInput(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if args.Text == nil {
 		return toolError(`missing required argument "text"`), nil
 	}
-	res, err := s.opts.Jobs.Input(ctx, id, *args.Text, args.EOF)
+	res, err := s.opts.Jobs.Input(ctx, jobs.InputRequest{ID: id, Text: *args.Text, EOF: args.EOF})
 	if err != nil {
 		return nil, err
 	}
-	return s.jobResult(ctx, req, res, res.Error), nil
+	return s.jobResult(ctx, req, res, res.Err), nil
 }
 
 func (s *Server) stopCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -217,11 +217,11 @@ func (s *Server) stopCommand(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if bad != nil {
 		return bad, nil
 	}
-	res, err := s.opts.Jobs.Stop(ctx, id, false)
+	res, err := s.opts.Jobs.Stop(ctx, jobs.StopRequest{ID: id})
 	if err != nil {
 		return nil, err
 	}
-	return s.jobResult(ctx, req, res, res.Error), nil
+	return s.jobResult(ctx, req, res, res.Err), nil
 }
 
 func (s *Server) listCommands(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -236,7 +236,7 @@ func (s *Server) listCommands(ctx context.Context, req *mcp.CallToolRequest) (*m
 	sc := s.scopeOf(ctx, req.Session)
 	if !sc.all {
 		mine := *res
-		mine.Jobs = []jobs.JobInfo{}
+		mine.Jobs = []jobs.ListEntry{}
 		s.mu.Lock()
 		for _, j := range res.Jobs {
 			if sc.jobs[j.ID] {
@@ -291,7 +291,7 @@ func (s *Server) shellTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	}
 	s.ownJob(approval.scope, res.ID)
 	out := s.textResult(approval.scope, res)
-	out.IsError = res.Error != ""
+	out.IsError = res.Err != nil
 	return out, nil
 }
 

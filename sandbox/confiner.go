@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"os/exec"
-	"slices"
 
 	"github.com/shellcap/shellcap"
 )
@@ -21,31 +20,22 @@ func Confiner(cfg Config) shellcap.LaunchingConfiner { return confiner{cfg} }
 
 type confiner struct{ cfg Config }
 
-// ConfigOf returns the Config of a Confiner made by Confiner, so that what
-// starts commands outside the Shell (background jobs) can confine them
-// alike; ok is false for any other shellcap.Confiner. The slices are
-// copies.
-func ConfigOf(c shellcap.Confiner) (cfg Config, ok bool) {
-	cc, ok := c.(confiner)
-	if !ok {
-		return Config{}, false
-	}
-	cfg = cc.cfg
-	cfg.ExtraWritable = slices.Clone(cfg.ExtraWritable)
-	cfg.ExtraReadable = slices.Clone(cfg.ExtraReadable)
-	cfg.Rlimits = slices.Clone(cfg.Rlimits)
-	cfg.Allow = slices.Clone(cfg.Allow)
-	return cfg, true
-}
-
 func (c confiner) Confine(cmd *exec.Cmd, workspace string) (*shellcap.Enforcement, error) {
 	cfg := c.cfg
 	cfg.Workspace = workspace
-	rep, err := Wrap(cmd, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return rep.Enforcement(), nil
+	return Wrap(cmd, cfg)
+}
+
+// JobGuard returns the workspace guard a background job confined by this
+// Confiner needs (jobs.JobGuarder): for the workspace-write profile, a
+// process of this binary that the job's supervisor starts before the job
+// and that quarantines, when the job has ended, what git or an agent on
+// the host would obey that the job created or changed; nil for the other
+// profiles.
+func (c confiner) JobGuard(workspace string) (*exec.Cmd, error) {
+	cfg := c.cfg
+	cfg.Workspace = workspace
+	return jobGuardCmd(cfg)
 }
 
 func (c confiner) Launcher(workspace string) (shellcap.Launcher, error) {
@@ -55,17 +45,12 @@ func (c confiner) Launcher(workspace string) (shellcap.Launcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return shellLauncher{l}, nil
+	return l, nil
 }
 
-// shellLauncher adapts a Launcher to shellcap.Launcher.
-type shellLauncher struct{ *Launcher }
-
-func (l shellLauncher) Enforcement() *shellcap.Enforcement { return l.Report().Enforcement() }
-
-// Enforcement renders the report as what a shellcap.Result carries; nil
-// for a nil report.
-func (r *Report) Enforcement() *shellcap.Enforcement {
+// enforcement renders the report as what a shellcap.Result carries (the
+// one sandbox vocabulary of every result and JSON); nil for a nil report.
+func (r *report) enforcement() *shellcap.Enforcement {
 	if r == nil {
 		return nil
 	}

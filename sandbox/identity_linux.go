@@ -63,7 +63,7 @@ type grantedRoot struct {
 // and that the process limit (which the kernel does not apply to root)
 // is then not enforced. That is a choice of the configuration, like
 // FullAccess, not a missing layer.
-func planIdentity(pol *policy, rep *Report, prof Profile, extraW, extraR []string, readEverything bool) {
+func planIdentity(pol *policy, rep *report, prof Profile, extraW, extraR []string, readEverything bool) {
 	if !pol.Mounts || os.Geteuid() != 0 {
 		if pol.Mounts {
 			rep.Identity = fmt.Sprintf("the host's uid %d (root-only files stay unreadable by file permissions)", os.Geteuid())
@@ -195,7 +195,7 @@ func (p *policy) idMountFor(path string) int {
 // identityFiles prepares the identity switch after plan. When the
 // idmapped mounts cannot be made, it fails, or, with allowDegraded, runs
 // the command as the host's root after all and says so in the report.
-func identityFiles(pol *policy, rep *Report, base int, allowDegraded bool) ([]*os.File, error) {
+func identityFiles(pol *policy, rep *report, base int, allowDegraded bool) ([]*os.File, error) {
 	files, err := prepareIdentity(pol, base)
 	if err == nil {
 		return files, nil

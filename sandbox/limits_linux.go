@@ -39,7 +39,7 @@ func (c *Config) bounds() (bounds, error) {
 // the sandbox's processes alone, and a command that is not the host's
 // root, whom the kernel exempts from RLIMIT_NPROC; without either it is a
 // downgrade.
-func planBounds(pol *policy, rep *Report, b bounds, asHostRoot bool, degrade func(Downgrade)) {
+func planBounds(pol *policy, rep *report, b bounds, asHostRoot bool, degrade func(Downgrade)) {
 	if pol.Network == NetworkAllowlist {
 		pol.proxy = b.proxy
 		rep.ProxyMaxConns, rep.ProxyIdleTimeout = b.proxy.conns, b.proxy.idle

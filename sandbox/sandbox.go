@@ -150,9 +150,9 @@ type Downgrade struct {
 	Covered string `json:"covered,omitempty"`
 }
 
-// Report says what Wrap arranged for the command: the helper applies every
+// report says what Wrap arranged for the command: the helper applies every
 // layer listed or refuses to run the command.
-type Report struct {
+type report struct {
 	// Profile and Network are the effective settings.
 	Profile Profile `json:"profile"`
 	Network Network `json:"network"`
@@ -203,7 +203,7 @@ type Report struct {
 }
 
 // Text renders the report for people and models, one fact per line.
-func (r *Report) Text() string {
+func (r *report) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sandbox profile %s, network %s\n", r.Profile, r.Network)
 	fmt.Fprintf(&b, "layers: %s\n", strings.Join(r.Layers, ", "))
@@ -255,7 +255,7 @@ func (r *Report) Text() string {
 }
 
 // Has reports whether layer is among the enforced layers.
-func (r *Report) Has(layer string) bool {
+func (r *report) Has(layer string) bool {
 	for _, l := range r.Layers {
 		if l == layer {
 			return true

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shellcap/shellcap"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,7 +53,18 @@ const (
 // helper closes its end without sending, so the caller must close the
 // ExtraFiles after Start (or after deciding not to start cmd), as for the
 // policy pipe.
-func Wrap(cmd *exec.Cmd, cfg Config) (*Report, error) {
+func Wrap(cmd *exec.Cmd, cfg Config) (*shellcap.Enforcement, error) {
+	rep, err := wrapCmd(cmd, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return rep.enforcement(), nil
+}
+
+// wrapCmd is Wrap, returning the sandbox's full report (the namespaces,
+// roots, identity and bounds it arranged), which this package's own
+// diagnostics and tests read.
+func wrapCmd(cmd *exec.Cmd, cfg Config) (*report, error) {
 	if cmd == nil || cmd.Process != nil {
 		return nil, errors.New("sandbox: Wrap needs a prepared, unstarted command")
 	}
@@ -226,7 +238,7 @@ func nsFlags(n Network) uintptr {
 
 // plan turns the configuration and the machine's capabilities into the
 // helper's policy and the report, or refuses.
-func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error) {
+func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *report, error) {
 	prof, err := cfg.profile()
 	if err != nil {
 		return nil, nil, err
@@ -262,7 +274,7 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 		Profile: prof, Network: netw, Rlimits: cfg.Rlimits,
 		allow: allow,
 	}
-	rep := &Report{Profile: prof, Network: netw}
+	rep := &report{Profile: prof, Network: netw}
 	if netw == NetworkAllowlist {
 		// Without a network namespace of its own the allowlist cannot be
 		// built, and silently running with no network or the whole

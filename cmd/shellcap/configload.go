@@ -235,7 +235,7 @@ func libraryOptions(eff *config.File) (shellcap.Options, error) {
 // Shell's own sandbox, or in none when the Shell has none to give.
 func jobOptions(sh *shellcap.Shell) jobs.Options {
 	if _, ok := core.Of(sh).Confiner.(unconfined); ok {
-		return jobs.Options{Sandbox: &unconfinedJobs}
+		return jobs.Options{Confiner: sandbox.Confiner(unconfinedJobs)}
 	}
 	return jobs.Options{}
 }
