@@ -51,7 +51,11 @@ func hostHelper() int {
 		fmt.Println("error:", err)
 		return 1
 	}
-	res, err := m.Start(context.Background(), jobs.StartRequest{Command: "echo host-started; sleep 300"})
+	command := "echo host-started; sleep 300"
+	if c := os.Getenv("SCTEST_JOBS_CMD"); c != "" {
+		command = c
+	}
+	res, err := m.Start(context.Background(), jobs.StartRequest{Command: command})
 	if err != nil || res.ID == "" {
 		fmt.Println("error:", err, res)
 		return 1

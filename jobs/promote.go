@@ -145,6 +145,9 @@ func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time
 	}
 	feed.stop(feedDrain) // the job is gone: nothing reads any more
 	rep := m.report(j, st, false)
+	if core.Of(m.sh).Settings.HeadAndTail {
+		m.headAndTail(j, st, rep)
+	}
 	res.Result = m.runResult(req, rep, res.After)
 	if rep.StdoutOmitted > 0 || rep.StderrOmitted > 0 {
 		// Keep the logs for the model to search; retention removes them.
@@ -175,6 +178,27 @@ func (m *Manager) newResult(req shellcap.Request) *shellcap.Result {
 		Cwd:         m.sh.Workspace(),
 		TextLimit:   m.opts.MaxOutputChars,
 		HeadAndTail: core.Of(m.sh).Settings.HeadAndTail,
+	}
+}
+
+// headAndTail replaces the end of each log in rep by its beginning and its
+// end, for a Result whose Text keeps both (the Shell's HeadAndTail).
+func (m *Manager) headAndTail(j *job, st *status, rep *JobResult) {
+	for _, t := range []struct {
+		name    string
+		dropped int64
+		text    *string
+		omitted *int64
+	}{{stdoutName, st.StdoutDropped, &rep.Stdout, &rep.StdoutOmitted}, {stderrName, st.StderrDropped, &rep.Stderr, &rep.StderrOmitted}} {
+		if *t.omitted == 0 {
+			continue
+		}
+		head, tail, omitted, err := readHeadTail(filepath.Join(j.dir, t.name), m.opts.readWindow(), t.dropped)
+		if err != nil || len(head) == 0 {
+			continue
+		}
+		*t.text = m.clean(head) + m.clean(tail)
+		*t.omitted = omitted
 	}
 }
 

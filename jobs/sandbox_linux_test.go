@@ -296,3 +296,28 @@ func TestSandboxedJobQuarantine(t *testing.T) {
 		t.Fatal("the hook is still in place")
 	}
 }
+
+// TestSandboxedJobQuarantineWithoutHost: the workspace check after a
+// sandboxed job runs in its supervisor, so it runs when the host that
+// started the job is gone: what git would obey that the job creates after
+// the host died is quarantined, and a new Manager reports it.
+func TestSandboxedJobQuarantineWithoutHost(t *testing.T) {
+	ws := t.TempDir()
+	sandboxedManager(t, newShell(t, ws), jobs.Options{}) // skips without a sandbox
+	id := startCommandInHost(t, ws, true, "echo host-started; while [ ! -e go ]; do sleep 0.01; done; git init -q made && echo x > made/.git/hooks/pre-commit && echo done")
+	if err := os.WriteFile(filepath.Join(ws, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := managerOn(t, newShell(t, ws), jobs.Options{Confiner: sandbox.Confiner(sandbox.Config{})})
+	ctx := ctxFor(t)
+	w, err := m.Wait(ctx, id, jobs.MaxWait)
+	if err != nil || w.Status != jobs.StatusFinished || !strings.HasSuffix(w.Stdout, "done\n") {
+		t.Fatalf("Wait: %v %q", err, w.Text())
+	}
+	if w.Sandbox == nil || !slices.Contains(w.Sandbox.Quarantined, "made/.git/hooks/pre-commit") {
+		t.Fatalf("JobResult.Sandbox = %+v", w.Sandbox)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, "made/.git/hooks/pre-commit")); err == nil {
+		t.Fatal("the hook is still in place")
+	}
+}

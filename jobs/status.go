@@ -58,6 +58,9 @@ type status struct {
 	Stopped   bool  `json:"stopped,omitempty"`
 	TimedOut  bool  `json:"timed_out,omitempty"`
 	TimeoutMS int64 `json:"timeout_ms,omitempty"`
+	// KillGraceMS is the grace between SIGTERM and SIGKILL the supervisor
+	// gives the command when it stops it (Options.KillGrace).
+	KillGraceMS int64 `json:"kill_grace_ms,omitempty"`
 	// SupervisorLost reports a job whose supervisor died before the
 	// command ended; its exit code is unknown.
 	SupervisorLost bool `json:"supervisor_lost,omitempty"`

@@ -100,7 +100,7 @@ func superviseMain() int {
 	syscall.CloseOnExec(specFD)
 	syscall.CloseOnExec(replyFD)
 	for fd := firstExtraFD; fd < firstExtraFD+maxExtraFiles; fd++ {
-		syscall.CloseOnExec(fd) // passed on explicitly, if the spec says so
+		closeOnExec(fd) // passed on explicitly, if the spec says so
 	}
 	specFile := os.NewFile(specFD, "spec")
 	replyFile := os.NewFile(replyFD, "reply")
@@ -185,6 +185,7 @@ func (s *supervisor) run(replyFile *os.File) error {
 		StartTicks:           info.StartTicks,
 		StartedAt:            time.Now().UTC(),
 		TimeoutMS:            s.sp.TimeoutMS,
+		KillGraceMS:          s.sp.GraceMS,
 		Sandbox:              s.sp.Sandbox,
 	}
 	if err := writeStatus(s.sp.Key, s.sp.Dir, s.st); err != nil {

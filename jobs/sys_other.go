@@ -39,3 +39,5 @@ func (p *pinned) close()                          {}
 
 func ownedPrivate(fi os.FileInfo, deny os.FileMode) error { return errUnsupported }
 func writableDir(dir string) bool                         { return false }
+
+func closeOnExec(fd int) {}

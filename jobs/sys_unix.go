@@ -101,3 +101,6 @@ func ownedPrivate(fi os.FileInfo, deny os.FileMode) error {
 
 // writableDir reports whether this process may create files in dir.
 func writableDir(dir string) bool { return unix.Access(dir, unix.W_OK) == nil }
+
+// closeOnExec marks descriptor fd close-on-exec, if it is open.
+func closeOnExec(fd int) { syscall.CloseOnExec(fd) }
