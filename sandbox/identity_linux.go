@@ -39,7 +39,7 @@ const idmapEntry = "sandbox-idmap"
 
 func init() { reexec.Register(idmapEntry, func() int { return 0 }) }
 
-// LayerIdentity is the identity switch's name in Report.Layers.
+// LayerIdentity is the identity switch's name in Enforcement.Layers.
 const LayerIdentity = "unprivileged-identity"
 
 // idMount is a mount the host made for the helper: a detached, idmapped
@@ -59,7 +59,7 @@ type grantedRoot struct {
 // sandboxHostID: with a user namespace, when the host is root.
 //
 // ReadEverything asks for reading every file the host's user may read, so
-// with it a root host's command stays the host's root: the Report says so,
+// with it a root host's command stays the host's root: the Enforcement says so,
 // and that the process limit (which the kernel does not apply to root)
 // is then not enforced. That is a choice of the configuration, like
 // FullAccess, not a missing layer.

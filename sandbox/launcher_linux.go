@@ -26,7 +26,7 @@ import (
 // exec.Cmd.Start had started it: the caller waits for it and reaps it
 // (os.Process.Wait, or waitid on its PID), and signals it or its process
 // group by its PID. It runs in a new session (or, when its SysProcAttr asks
-// for Setpgid, a new process group), confined by every layer in Report.
+// for Setpgid, a new process group), confined by every layer in its Enforcement.
 //
 // What commands of one Launcher share, unlike commands sandboxed one by one
 // with Wrap: the pid namespace (a command may see and signal what earlier

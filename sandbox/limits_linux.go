@@ -7,7 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// LayerProcessLimit is the process limit's name in Report.Layers.
+// LayerProcessLimit is the process limit's name in Enforcement.Layers.
 const LayerProcessLimit = "process-limit"
 
 // bounds are the effective limits of one sandbox.

@@ -23,7 +23,7 @@ const (
 	// FullAccess applies no filesystem, namespace, Landlock or seccomp
 	// confinement: the command still runs in a new session, with the given
 	// rlimits and without inherited descriptors beyond 0, 1 and 2. It has
-	// the host's network whatever Config.Network says (the Report says
+	// the host's network whatever Config.Network says (the Enforcement says
 	// NetworkFull).
 	FullAccess Profile = "full-access"
 )
@@ -81,7 +81,7 @@ type Config struct {
 	// /dev/shm and /run are still private. On a root host the command
 	// then stays the host's root, to read what root may: files only root
 	// may read are readable, and the process limit, which the kernel does
-	// not apply to root, is not enforced (the Report says both).
+	// not apply to root, is not enforced (the Enforcement says both).
 	ReadEverything bool
 	// Network is the network access; zero means NetworkNone.
 	Network Network
@@ -104,7 +104,7 @@ type Config struct {
 	// namespace: with the sandbox's own user namespace it counts only
 	// the sandbox's processes. Without one (no user namespaces, or
 	// FullAccess) it is not applied, since it would count every process
-	// of the user on the host; the Report says so.
+	// of the user on the host; the Enforcement says so.
 	ProcessLimit int
 	// TmpSize bounds, in bytes, each private tmpfs: /tmp, /dev/shm, /run
 	// and the hidden home directories. Zero means DefaultTmpSize. A write
@@ -119,12 +119,12 @@ type Config struct {
 	// passed, either way, for this long. Zero means DefaultProxyIdle.
 	ProxyIdleTimeout time.Duration
 	// AllowDegraded lets Wrap run with a layer this machine cannot enforce
-	// (no user namespaces, no Landlock, no seccomp). The Report lists every
+	// (no user namespaces, no Landlock, no seccomp). The Enforcement lists every
 	// such downgrade. When false, a missing layer makes Wrap fail.
 	AllowDegraded bool
 }
 
-// Layer names, as they appear in Report.Layers.
+// Layer names, as they appear in Enforcement.Layers.
 const (
 	LayerSession    = "new-session"
 	LayerNamespaces = "namespaces"

@@ -32,7 +32,7 @@ const (
 
 // Wrap rewrites cmd, prepared but not started, so that it runs inside the
 // sandbox cfg describes: cmd then starts this binary as a helper, which
-// applies the layers in the returned Report and execs the original
+// applies the layers in the returned Enforcement and execs the original
 // Path/Args/Env/Dir. Stdin, stdout, stderr, the context and the caller's
 // SysProcAttr session settings are kept. cmd must not have ExtraFiles: the
 // helper closes every descriptor but 0, 1 and 2.
