@@ -52,23 +52,35 @@ func checkConfiner(c shellcap.Confiner, workspace string) error {
 }
 
 // confine rewrites the job's prepared command with c and returns what c
-// enforces. On error cmd's ExtraFiles are closed; otherwise the caller
-// closes them once the supervisor has its copies.
-func confine(c shellcap.Confiner, cmd *exec.Cmd, workspace string) (*shellcap.Enforcement, error) {
-	enf, err := c.Confine(cmd, workspace)
-	if err != nil {
-		closeExtraFiles(cmd)
-		return nil, fmt.Errorf("cannot confine the job: %w", err)
+// enforces and the companion the job needs (JobConfiner), nil without. On
+// error every descriptor the Confiner made is closed; otherwise the caller
+// closes them (cmd's and the companion's ExtraFiles) once the supervisor
+// has its copies.
+func confine(c shellcap.Confiner, cmd *exec.Cmd, workspace string) (*shellcap.Enforcement, *exec.Cmd, error) {
+	var enf *shellcap.Enforcement
+	var comp *exec.Cmd
+	var err error
+	if jc, ok := c.(JobConfiner); ok {
+		enf, comp, err = jc.ConfineJob(cmd, workspace)
+	} else {
+		enf, err = c.Confine(cmd, workspace)
 	}
-	if enf == nil {
+	fail := func(err error) (*shellcap.Enforcement, *exec.Cmd, error) {
 		closeExtraFiles(cmd)
-		return nil, errors.New("cannot confine the job: the Confiner reported no enforcement")
+		if comp != nil {
+			closeExtraFiles(comp)
+		}
+		return nil, nil, fmt.Errorf("cannot confine the job: %w", err)
 	}
-	if cmd.Stdin != nil || cmd.Stdout != nil || cmd.Stderr != nil {
-		closeExtraFiles(cmd)
-		return nil, errors.New("cannot confine the job: the Confiner set the command's standard streams, which the job's supervisor owns")
+	switch {
+	case err != nil:
+		return fail(err)
+	case enf == nil:
+		return fail(errors.New("the Confiner reported no enforcement"))
+	case cmd.Stdin != nil || cmd.Stdout != nil || cmd.Stderr != nil:
+		return fail(errors.New("the Confiner set the command's standard streams, which the job's supervisor owns"))
 	}
-	return enf, nil
+	return enf, comp, nil
 }
 
 // helperReady waits, up to limit, until the confined command's first

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -41,31 +42,46 @@ func (c markConfiner) Confine(cmd *exec.Cmd, workspace string) (*shellcap.Enforc
 	return &shellcap.Enforcement{Profile: "mark", Layers: []string{"env"}}, nil
 }
 
-// markGuarder is a markConfiner with a job guard.
+// markGuarder is a markConfiner with a job companion (jobs.JobConfiner):
+// this test binary (see guardHelper), passed a pipe holding "c-token".
 type markGuarder struct{ markConfiner }
 
-func (markGuarder) JobGuard(workspace string) (*exec.Cmd, error) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = []string{helperEnv + "=guard", "SCTEST_JOBS_WS=" + workspace}
-	return cmd, nil
+func (g markGuarder) ConfineJob(cmd *exec.Cmd, workspace string) (*shellcap.Enforcement, *exec.Cmd, error) {
+	enf, err := g.Confine(cmd, workspace)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprint(w, "c-token")
+	w.Close()
+	comp := exec.Command(os.Args[0])
+	comp.Env = []string{helperEnv + "=guard", "SCTEST_JOBS_WS=" + workspace}
+	comp.ExtraFiles = []*os.File{r}
+	return enf, comp, nil
 }
 
-// guardHelper plays a job guard: ready, then, when its stdin ends, it
-// reports guard-saw-<the file "made" in the workspace, if any>.
+// guardHelper plays a job companion: ready, then, when its stdin ends, it
+// reports guard-saw-<the file "made" in the workspace>-<what its
+// descriptor 3 holds>.
 func guardHelper() int {
 	fmt.Println(`{"ready":true}`)
 	_, _ = bufio.NewReader(os.Stdin).ReadString(0)
 	data, _ := os.ReadFile(os.Getenv("SCTEST_JOBS_WS") + "/made")
-	fmt.Printf("{\"quarantined\":[\"guard-saw-%s\"]}\n", strings.TrimSpace(string(data)))
+	token, _ := io.ReadAll(os.NewFile(3, "token"))
+	fmt.Printf("{\"quarantined\":[\"guard-saw-%s-%s\"]}\n", strings.TrimSpace(string(data)), token)
 	return 0
 }
 
 // TestAnyConfinerConfinesJobs: a Confiner that is not package sandbox's
 // confines a Manager's jobs, from the Shell or from Options.Confiner: the
 // job runs the command as the Confiner rewrote it, with the descriptor it
-// passed, and its results carry the Confiner's Enforcement; a Confiner's
-// job guard runs around the job, after it ended; a Confiner that refuses
-// fails New.
+// passed, and its results carry the Confiner's Enforcement; a
+// JobConfiner's companion runs beside the job, with the descriptor it
+// passed, and reports after the job ended; a Confiner that refuses fails
+// New.
 func TestAnyConfinerConfinesJobs(t *testing.T) {
 	_, value, _ := strings.Cut(testMark, "=")
 	for _, c := range []struct {
@@ -114,7 +130,7 @@ func TestAnyConfinerConfinesJobs(t *testing.T) {
 			}
 			var q []string
 			if guarded {
-				q = []string{"guard-saw-job"}
+				q = []string{"guard-saw-job-c-token"}
 			}
 			if fmt.Sprint(w.Sandbox.Quarantined) != fmt.Sprint(q) || w.QuarantineError != "" {
 				t.Fatalf("quarantined %q (error %q), want %q", w.Sandbox.Quarantined, w.QuarantineError, q)

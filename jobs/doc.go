@@ -91,19 +91,15 @@
 // timeouts end it with 143 as without the sandbox (the supervisor waits
 // until the namespace's first process has started the shell before it
 // signals), and when it exits the kernel kills whatever it left in the
-// namespace. A Confiner that implements [JobGuarder] (package sandbox's,
-// for the workspace-write profile) gets a guard process that the
-// supervisor starts before the job and ends after it: what git or an agent
-// on the host would obey that the job created or changed is quarantined
-// when the job ends, by the supervisor's guard, so also when the host that
-// started the job is gone; Enforcement.Quarantined and QuarantineError
-// report it. The check runs in the supervisor rather than through the
-// Shell's AfterStep because a job outlives the host (`shellcap start`
-// exits at once).
-//
-// A sandbox with a network allowlist serves its proxy from the process
-// that confined the command, here the host: an allowlisted job loses its
-// network when the host exits.
+// namespace. A Confiner that implements [JobConfiner] (package sandbox's)
+// also gets a companion process that the supervisor starts before the job
+// and ends after it, outside the confinement: package sandbox's
+// quarantines, when the job ends, what git or an agent on the host would
+// obey that the job created or changed (workspace-write), and serves a
+// network allowlist's proxy. Both therefore outlive the host that started
+// the job; Enforcement.Quarantined and QuarantineError report the check.
+// The check runs beside the job rather than through the Shell's AfterStep
+// because a job outlives the host (`shellcap start` exits at once).
 //
 // # Security
 //

@@ -48,18 +48,23 @@ func TestJobSurvivesHostRestart(t *testing.T) {
 // that host with SIGKILL and returns the job's ID.
 func startInHost(t *testing.T, ws string, sandboxed bool) string {
 	t.Helper()
-	return startCommandInHost(t, ws, sandboxed, "")
+	box := ""
+	if sandboxed {
+		box = "default"
+	}
+	return startCommandInHost(t, ws, box, "")
 }
 
 // startCommandInHost is startInHost for command (empty: the host helper's
-// own).
-func startCommandInHost(t *testing.T, ws string, sandboxed bool, command string) string {
+// own), in the sandbox box names: "" none, "default", "allowlist" (the
+// default with a network allowlist of example.com:443).
+func startCommandInHost(t *testing.T, ws, box, command string) string {
 	t.Helper()
 	_, markValue, _ := strings.Cut(testMark, "=")
 	host := exec.Command(os.Args[0], "-test.run=^$")
 	host.Env = append(os.Environ(), helperEnv+"=host", "SCTEST_JOBS_WS="+ws, "SCTEST_JOBS_MARKV="+markValue, "SCTEST_JOBS_CMD="+command)
-	if sandboxed {
-		host.Env = append(host.Env, "SCTEST_JOBS_SANDBOX=1")
+	if box != "" {
+		host.Env = append(host.Env, "SCTEST_JOBS_SANDBOX="+box)
 	}
 	out, err := host.StdoutPipe()
 	if err != nil {

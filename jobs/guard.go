@@ -8,70 +8,70 @@ import (
 	"os"
 	"os/exec"
 	"time"
+
+	"github.com/shellcap/shellcap"
 )
 
-// JobGuarder is implemented by a Confiner whose confinement needs a check
-// of the workspace after each job, run even when the host that started the
-// job is gone: package sandbox's Confiner for the workspace-write profile,
-// whose check quarantines what git or an agent on the host would obey that
-// the job created or changed.
+// JobConfiner is implemented by a Confiner whose confinement of a job
+// needs a companion process beside the job, outside the confinement, that
+// must outlive the host that started the job: package sandbox's Confiner,
+// whose companion quarantines, when the job ends, what git or an agent on
+// the host would obey that the job created or changed (workspace-write),
+// and serves the job's network allowlist proxy.
 //
-// JobGuard prepares, without starting it, the guard process for
-// workspace; nil means the job needs none. The job's supervisor starts it
-// before the job, with its standard input and output pipes to the
-// supervisor (its own environment, directory and arguments as prepared;
-// no other descriptor, no process attributes). The guard writes one JSON
-// line {"ready": true} once it has taken the workspace as it is (or
+// ConfineJob confines cmd as Confine does and returns the companion,
+// prepared but not started, or nil when the job needs none. The job's
+// supervisor starts the companion before the job, with its standard input
+// and output pipes to the supervisor, its own arguments, environment and
+// directory, and its ExtraFiles (no process attributes). The companion
+// writes one JSON line {"ready": true} when the job may start (or
 // {"error": "..."}, and the job is not started); when its standard input
-// ends (the job has ended, or the supervisor is gone), it checks and
-// writes one line {"quarantined": [...], "error": "..."} and exits. The
-// job's status and results carry what it quarantined
-// (Enforcement.Quarantined) and why the check failed (QuarantineError).
-type JobGuarder interface {
-	JobGuard(workspace string) (*exec.Cmd, error)
+// ends (the job has ended, or the supervisor is gone), it writes one line
+// {"quarantined": [...], "error": "..."} and exits. The job's status and
+// results carry what it quarantined (Enforcement.Quarantined) and why its
+// check failed (QuarantineError).
+type JobConfiner interface {
+	shellcap.Confiner
+	ConfineJob(cmd *exec.Cmd, workspace string) (*shellcap.Enforcement, *exec.Cmd, error)
 }
 
-// guardSpec is the guard process of a job, as the spec carries it.
-type guardSpec struct {
-	Path string   `json:"path"`
-	Args []string `json:"args"`
-	Env  []string `json:"env"`
-	Dir  string   `json:"dir"`
+// companionSpec is the companion process of a job, as the spec carries
+// it; its ExtraFiles descriptors follow the command's.
+type companionSpec struct {
+	Path       string   `json:"path"`
+	Args       []string `json:"args"`
+	Env        []string `json:"env"`
+	Dir        string   `json:"dir"`
+	ExtraFiles int      `json:"extra_files,omitempty"`
 }
 
-// guardOf prepares c's guard for a job in workspace: nil when c has none
-// or needs none for this job.
-func guardOf(c any, workspace string) (*guardSpec, error) {
-	g, ok := c.(JobGuarder)
-	if !ok {
+// companionOf checks a Confiner's companion and turns it into the spec's
+// form; nil for nil.
+func companionOf(cmd *exec.Cmd) (*companionSpec, error) {
+	if cmd == nil {
 		return nil, nil
 	}
-	cmd, err := g.JobGuard(workspace)
-	if err != nil || cmd == nil {
-		return nil, err
-	}
-	if len(cmd.ExtraFiles) > 0 || cmd.SysProcAttr != nil || cmd.Stdin != nil || cmd.Stdout != nil || cmd.Stderr != nil {
-		closeExtraFiles(cmd)
-		return nil, errors.New("the Confiner's job guard must have no descriptors, streams or process attributes of its own")
+	if cmd.SysProcAttr != nil || cmd.Stdin != nil || cmd.Stdout != nil || cmd.Stderr != nil {
+		return nil, errors.New("the Confiner's job companion must have no standard streams or process attributes of its own")
 	}
 	env := cmd.Env
 	if env == nil {
 		env = []string{}
 	}
-	return &guardSpec{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: cmd.Dir}, nil
+	return &companionSpec{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: cmd.Dir, ExtraFiles: len(cmd.ExtraFiles)}, nil
 }
 
-// guardTimeout bounds each answer of a guard process.
+// guardTimeout bounds each answer of a companion.
 const guardTimeout = 30 * time.Second
 
-// guardReply is one line of a guard process.
+// guardReply is one line of a companion.
 type guardReply struct {
 	Ready       bool     `json:"ready,omitempty"`
 	Quarantined []string `json:"quarantined,omitempty"`
 	Error       string   `json:"error,omitempty"`
 }
 
-// guardProc is a running guard process.
+// guardProc is a running companion.
 type guardProc struct {
 	cmd *exec.Cmd
 	in  io.WriteCloser
@@ -79,9 +79,10 @@ type guardProc struct {
 	r   *bufio.Reader
 }
 
-// startGuard starts the guard and waits until it is ready.
-func startGuard(g *guardSpec) (*guardProc, error) {
-	cmd := &exec.Cmd{Path: g.Path, Args: g.Args, Env: g.Env, Dir: g.Dir}
+// startCompanion starts the companion, passing it extra, and waits until
+// it is ready.
+func startCompanion(g *companionSpec, extra []*os.File) (*guardProc, error) {
+	cmd := &exec.Cmd{Path: g.Path, Args: g.Args, Env: g.Env, Dir: g.Dir, ExtraFiles: extra}
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -97,7 +98,7 @@ func startGuard(g *guardSpec) (*guardProc, error) {
 	if err != nil {
 		in.Close()
 		outR.Close()
-		return nil, errors.New("workspace guard: " + err.Error())
+		return nil, errors.New("job companion: " + err.Error())
 	}
 	p := &guardProc{cmd: cmd, in: in, out: outR, r: bufio.NewReader(outR)}
 	rep, err := p.read()
@@ -106,7 +107,7 @@ func startGuard(g *guardSpec) (*guardProc, error) {
 	}
 	if err != nil {
 		p.finish()
-		return nil, errors.New("workspace guard: " + err.Error())
+		return nil, errors.New("job companion: " + err.Error())
 	}
 	return p, nil
 }
@@ -124,7 +125,7 @@ func (p *guardProc) read() (guardReply, error) {
 	return rep, nil
 }
 
-// finish tells the guard the job has ended and returns what it
+// finish tells the companion the job has ended and returns what it
 // quarantined and, when the check failed, why. It does nothing for nil.
 func (p *guardProc) finish() (quarantined []string, failure string) {
 	if p == nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"syscall"
@@ -66,17 +67,27 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 		GraceMS:     m.opts.KillGrace.Milliseconds(),
 		TimeoutMS:   cfg.timeout.Milliseconds(),
 	}
+	var extra []*os.File // the confined command's descriptors, then its companion's
 	if m.confiner != nil {
-		if sp.Guard, err = guardOf(m.confiner, m.ws); err != nil {
-			return startOutcome{}, &shellcap.StartError{Err: fmt.Errorf("cannot confine the job: %w", err)}
-		}
-		if sp.Sandbox, err = confine(m.confiner, cmd, m.ws); err != nil {
+		var comp *exec.Cmd
+		if sp.Sandbox, comp, err = confine(m.confiner, cmd, m.ws); err != nil {
 			return startOutcome{}, &shellcap.StartError{Err: err}
 		}
-		defer closeExtraFiles(cmd) // the supervisor has its copies
+		extra = append(extra, cmd.ExtraFiles...)
+		if comp != nil {
+			extra = append(extra, comp.ExtraFiles...)
+		}
+		defer func() { // the supervisor has its copies
+			for _, f := range extra {
+				_ = f.Close()
+			}
+		}()
+		if sp.Companion, err = companionOf(comp); err != nil {
+			return startOutcome{}, &shellcap.StartError{Err: fmt.Errorf("cannot confine the job: %w", err)}
+		}
 	}
-	if sp.Attr, err = attrOf(cmd.SysProcAttr); err == nil && len(cmd.ExtraFiles) > maxExtraFiles {
-		err = fmt.Errorf("the Confiner passes %d descriptors, more than a job can carry (%d)", len(cmd.ExtraFiles), maxExtraFiles)
+	if sp.Attr, err = attrOf(cmd.SysProcAttr); err == nil && len(extra) > maxExtraFiles {
+		err = fmt.Errorf("the Confiner passes %d descriptors, more than a job can carry (%d)", len(extra), maxExtraFiles)
 	}
 	if err != nil {
 		return startOutcome{}, &shellcap.StartError{Err: fmt.Errorf("cannot confine the job: %w", err)}
@@ -87,7 +98,7 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 		return startOutcome{refusal: refusal}, nil
 	}
 	sp.ID, sp.Dir, sp.Key = j.id, j.dir, m.key
-	st, err := m.launch(ctx, j, sp, hostEnv, cmd.ExtraFiles)
+	st, err := m.launch(ctx, j, sp, hostEnv, extra)
 	if err != nil {
 		m.forget(j)
 		_ = removeJobDir(j.dir)
@@ -124,7 +135,8 @@ func (m *Manager) reserve() (*job, error) {
 
 // launch starts the supervisor for j and waits until it reports the
 // command running. The spec travels over an inherited pipe, never in argv;
-// extra are the confined command's descriptors, passed on after it.
+// extra are the descriptors of the confined command and its companion,
+// passed on after it.
 func (m *Manager) launch(ctx context.Context, j *job, sp *spec, env []string, extra []*os.File) (*status, error) {
 	root, err := openJobsRoot(m.ws, true)
 	if err != nil {

@@ -43,8 +43,11 @@ func hostHelper() int {
 		return 1
 	}
 	var opts jobs.Options
-	if os.Getenv("SCTEST_JOBS_SANDBOX") != "" {
+	switch os.Getenv("SCTEST_JOBS_SANDBOX") {
+	case "default":
 		opts.Confiner = sandbox.Confiner(sandbox.Config{})
+	case "allowlist":
+		opts.Confiner = sandbox.Confiner(sandbox.Config{Network: sandbox.NetworkAllowlist, Allow: []string{"example.com:443"}})
 	}
 	m, err := jobs.New(sh, opts)
 	if err != nil {

@@ -73,9 +73,9 @@ type Options struct {
 	// file, which a confined job cannot touch when .shellcap is a
 	// protected path). New fails when the Confiner refuses a trial command
 	// (for sandbox.Confiner: errors.Is(err, sandbox.ErrDegraded) for a
-	// missing layer, unless AllowDegraded). A Confiner that also has
-	// JobGuard gets a check of the workspace after each job (see
-	// [JobGuarder]).
+	// missing layer, unless AllowDegraded). A [JobConfiner] also gets a
+	// companion process beside each job (package sandbox's: the workspace
+	// check after the job, the allowlist proxy).
 	Confiner shellcap.Confiner
 
 	// KeyDir is the directory, outside the workspace, where the Manager

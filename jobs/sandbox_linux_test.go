@@ -304,7 +304,7 @@ func TestSandboxedJobQuarantine(t *testing.T) {
 func TestSandboxedJobQuarantineWithoutHost(t *testing.T) {
 	ws := t.TempDir()
 	sandboxedManager(t, newShell(t, ws), jobs.Options{}) // skips without a sandbox
-	id := startCommandInHost(t, ws, true, "echo host-started; while [ ! -e go ]; do sleep 0.01; done; git init -q made && echo x > made/.git/hooks/pre-commit && echo done")
+	id := startCommandInHost(t, ws, "default", "echo host-started; while [ ! -e go ]; do sleep 0.01; done; git init -q made && echo x > made/.git/hooks/pre-commit && echo done")
 	if err := os.WriteFile(filepath.Join(ws, "go"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -319,5 +319,29 @@ func TestSandboxedJobQuarantineWithoutHost(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(ws, "made/.git/hooks/pre-commit")); err == nil {
 		t.Fatal("the hook is still in place")
+	}
+}
+
+// TestSandboxedJobProxyWithoutHost: the network allowlist proxy of a
+// sandboxed job is served beside the job, not by the host that started it:
+// after the host died, the job still reaches the proxy, which refuses a
+// destination the allowlist does not name.
+func TestSandboxedJobProxyWithoutHost(t *testing.T) {
+	ws := t.TempDir()
+	sandboxedManager(t, newShell(t, ws), jobs.Options{}) // skips without a sandbox
+	id := startCommandInHost(t, ws, "allowlist", `echo host-started; while [ ! -e go ]; do sleep 0.01; done
+exec 3<>/dev/tcp/127.0.0.1/3128 || exit 9
+printf 'CONNECT denied.example:443 HTTP/1.1\r\nHost: denied.example:443\r\n\r\n' >&3
+head -1 <&3`)
+	if err := os.WriteFile(filepath.Join(ws, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := managerOn(t, newShell(t, ws), jobs.Options{})
+	w, err := m.Wait(ctxFor(t), id, jobs.MaxWait)
+	if err != nil || w.Status != jobs.StatusFinished {
+		t.Fatalf("Wait: %v %q", err, w.Text())
+	}
+	if !strings.Contains(w.Stdout, "host-started\nHTTP/1.1 403") || w.Sandbox == nil || w.Sandbox.Network != string(sandbox.NetworkAllowlist) {
+		t.Fatalf("the job did not reach its proxy after the host died:\n%s\n(sandbox %+v)", w.Text(), w.Sandbox)
 	}
 }

@@ -72,14 +72,14 @@ type spec struct {
 	ExtraFiles int `json:"extra_files,omitempty"`
 	// Sandbox is what the Confiner enforces; nil unconfined.
 	Sandbox *shellcap.Enforcement `json:"sandbox,omitempty"`
-	// Guard, when set, is the workspace guard to run around the job
-	// (JobGuarder).
-	Guard       *guardSpec `json:"guard,omitempty"`
-	Combined    bool       `json:"combined"`
-	Stdin       bool       `json:"stdin"`
-	MaxLogBytes int64      `json:"max_log_bytes"`
-	GraceMS     int64      `json:"grace_ms"`
-	TimeoutMS   int64      `json:"timeout_ms"`
+	// Companion, when set, is the process to run beside the job
+	// (JobConfiner); its descriptors follow the command's.
+	Companion   *companionSpec `json:"companion,omitempty"`
+	Combined    bool           `json:"combined"`
+	Stdin       bool           `json:"stdin"`
+	MaxLogBytes int64          `json:"max_log_bytes"`
+	GraceMS     int64          `json:"grace_ms"`
+	TimeoutMS   int64          `json:"timeout_ms"`
 }
 
 // reply is the supervisor's answer once the command started (or failed to).
@@ -110,7 +110,8 @@ func superviseMain() int {
 	var sp spec
 	err := json.NewDecoder(io.LimitReader(specFile, 64<<20)).Decode(&sp)
 	specFile.Close()
-	if err == nil && (!validID(sp.ID) || sp.Dir == "" || len(sp.Key) != keyLen || sp.ExtraFiles < 0 || sp.ExtraFiles > maxExtraFiles) {
+	if err == nil && (!validID(sp.ID) || sp.Dir == "" || len(sp.Key) != keyLen || sp.ExtraFiles < 0 ||
+		(sp.Companion != nil && sp.Companion.ExtraFiles < 0) || sp.ExtraFiles+companionFiles(sp.Companion) > maxExtraFiles) {
 		err = errors.New("bad spec")
 	}
 	if err != nil {
@@ -149,10 +150,18 @@ type supervisor struct {
 func (s *supervisor) run(replyFile *os.File) error {
 	cmd, pipes, stdin, err := s.prepare()
 	var guard *guardProc
-	if err == nil && s.sp.Guard != nil {
-		// What exists before the job is the host's; what git or an agent
-		// would obey that the job makes is quarantined when it ends.
-		if guard, err = startGuard(s.sp.Guard); err != nil {
+	if err == nil && s.sp.Companion != nil {
+		// E.g. what exists before the job is the host's; what git or an
+		// agent would obey that the job makes is quarantined when it ends.
+		var files []*os.File
+		for i := range s.sp.Companion.ExtraFiles {
+			files = append(files, os.NewFile(uintptr(firstExtraFD+s.sp.ExtraFiles+i), "companion"))
+		}
+		guard, err = startCompanion(s.sp.Companion, files)
+		for _, f := range files {
+			_ = f.Close() // the companion has its copies
+		}
+		if err != nil {
 			err = fmt.Errorf("cannot confine the job: %w", err)
 		}
 	}
@@ -451,4 +460,12 @@ func closeFiles(files ...any) {
 			_ = c.Close()
 		}
 	}
+}
+
+// companionFiles counts the descriptors of a companion; 0 without one.
+func companionFiles(c *companionSpec) int {
+	if c == nil {
+		return 0
+	}
+	return c.ExtraFiles
 }

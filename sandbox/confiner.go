@@ -26,16 +26,17 @@ func (c confiner) Confine(cmd *exec.Cmd, workspace string) (*shellcap.Enforcemen
 	return Wrap(cmd, cfg)
 }
 
-// JobGuard returns the workspace guard a background job confined by this
-// Confiner needs (jobs.JobGuarder): for the workspace-write profile, a
-// process of this binary that the job's supervisor starts before the job
-// and that quarantines, when the job has ended, what git or an agent on
-// the host would obey that the job created or changed; nil for the other
-// profiles.
-func (c confiner) JobGuard(workspace string) (*exec.Cmd, error) {
+// ConfineJob confines a background job's command (jobs.JobConfiner) as
+// Confine does, and returns the companion process the job's supervisor
+// runs beside the job, outside the sandbox: for the workspace-write
+// profile it quarantines, when the job has ended, what git or an agent on
+// the host would obey that the job created or changed; with a network
+// allowlist it serves the job's proxy. Both thereby outlive the host that
+// started the job. The companion is nil when the job needs neither.
+func (c confiner) ConfineJob(cmd *exec.Cmd, workspace string) (*shellcap.Enforcement, *exec.Cmd, error) {
 	cfg := c.cfg
 	cfg.Workspace = workspace
-	return jobGuardCmd(cfg)
+	return confineJob(cmd, cfg)
 }
 
 func (c confiner) Launcher(workspace string) (shellcap.Launcher, error) {

@@ -75,5 +75,7 @@ func NewGuard(cfg Config) (*Guard, error) { return nil, ErrUnsupported }
 // AfterCommand does nothing on this platform.
 func (g *Guard) AfterCommand() ([]string, error) { return nil, nil }
 
-// jobGuardCmd is not supported on this platform.
-func jobGuardCmd(cfg Config) (*exec.Cmd, error) { return nil, errPlatform }
+// confineJob is not supported on this platform.
+func confineJob(cmd *exec.Cmd, cfg Config) (*shellcap.Enforcement, *exec.Cmd, error) {
+	return nil, nil, errPlatform
+}

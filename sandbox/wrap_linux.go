@@ -65,6 +65,29 @@ func Wrap(cmd *exec.Cmd, cfg Config) (*shellcap.Enforcement, error) {
 // roots, identity and bounds it arranged), which this package's own
 // diagnostics and tests read.
 func wrapCmd(cmd *exec.Cmd, cfg Config) (*report, error) {
+	rep, _, err := wrapWith(cmd, cfg, false)
+	return rep, err
+}
+
+// wrapWith is wrapCmd. With a network allowlist, the proxy is served by
+// this process unless detached; detached, the host's end of the control
+// socket is returned instead, for the process that will serve the proxy
+// (a job's companion, see confineJob).
+func wrapWith(cmd *exec.Cmd, cfg Config, detached bool) (*report, *os.File, error) {
+	var hostCtl *os.File
+	rep, err := wrapInto(cmd, cfg, detached, &hostCtl)
+	if err != nil {
+		if hostCtl != nil {
+			hostCtl.Close()
+		}
+		return nil, nil, err
+	}
+	return rep, hostCtl, nil
+}
+
+// wrapInto does wrapWith's work, leaving the host's end of a detached
+// proxy's control socket in *hostCtl.
+func wrapInto(cmd *exec.Cmd, cfg Config, detached bool, hostCtl **os.File) (*report, error) {
 	if cmd == nil || cmd.Process != nil {
 		return nil, errors.New("sandbox: Wrap needs a prepared, unstarted command")
 	}
@@ -114,7 +137,14 @@ func wrapCmd(cmd *exec.Cmd, cfg Config) (*report, error) {
 	}
 	files := []*os.File{r}
 	if pol.Network == NetworkAllowlist {
-		ctl, err := startProxy(pol.allow, pol.proxy)
+		var ctl *os.File
+		if detached {
+			var host *os.File
+			host, ctl, err = proxySocket()
+			*hostCtl = host
+		} else {
+			ctl, err = startProxy(pol.allow, pol.proxy)
+		}
 		if err != nil {
 			r.Close()
 			closeFiles(idFiles)
