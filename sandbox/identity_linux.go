@@ -207,11 +207,11 @@ func identityFiles(pol *policy, rep *report, base int, allowDegraded bool) ([]*o
 	pol.HideRootFiles = true
 	rep.Layers = slices.DeleteFunc(rep.Layers, func(l string) bool { return l == LayerIdentity || l == LayerProcessLimit })
 	rep.Identity = "the host's root, with only a documented set of root-only files hidden (" + strings.Join(hiddenRootFiles, ", ") + ")"
-	rep.Downgrades = append(rep.Downgrades, Downgrade{Layer: LayerIdentity, Reason: err.Error() +
+	rep.Downgrades = append(rep.Downgrades, downgrade{Layer: LayerIdentity, Reason: err.Error() +
 		"; files only root may read stay readable, but for the hidden set"})
 	if pol.ProcessLimit > 0 {
 		pol.ProcessLimit, rep.ProcessLimit = 0, 0
-		rep.Downgrades = append(rep.Downgrades, Downgrade{Layer: LayerProcessLimit, Reason: "the command runs as the host's root, whom the kernel exempts from RLIMIT_NPROC"})
+		rep.Downgrades = append(rep.Downgrades, downgrade{Layer: LayerProcessLimit, Reason: "the command runs as the host's root, whom the kernel exempts from RLIMIT_NPROC"})
 	}
 	return nil, nil
 }

@@ -138,8 +138,9 @@ const (
 	LayerCloseFDs   = "close-fds"
 )
 
-// Downgrade is a layer, or part of one, the sandbox runs without.
-type Downgrade struct {
+// downgrade is a layer, or part of one, the sandbox runs without (the
+// Enforcement renders each as a line of Downgrades).
+type downgrade struct {
 	// Layer is the missing layer (one of the Layer* names) or part of one,
 	// such as "landlock-scopes".
 	Layer string `json:"layer"`
@@ -169,7 +170,7 @@ type report struct {
 	Writable []string `json:"writable,omitempty"`
 	Readable []string `json:"readable,omitempty"`
 	// Downgrades lists what is missing and why.
-	Downgrades []Downgrade `json:"downgrades,omitempty"`
+	Downgrades []downgrade `json:"downgrades,omitempty"`
 	// Protected says what is protected in the writable roots and how
 	// (the workspace-write profile with a mount namespace).
 	Protected []string `json:"protected,omitempty"`

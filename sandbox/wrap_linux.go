@@ -346,7 +346,7 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *report, error
 	}
 
 	var missing []string
-	degrade := func(d Downgrade) {
+	degrade := func(d downgrade) {
 		rep.Downgrades = append(rep.Downgrades, d)
 		if d.Covered == "" {
 			missing = append(missing, d.Layer+" ("+d.Reason+")")
@@ -355,11 +355,11 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *report, error
 
 	pol.Mounts = caps.UserNamespaces
 	if !pol.Mounts {
-		degrade(Downgrade{Layer: LayerNamespaces, Reason: "user namespaces unavailable (" + caps.UserNamespacesError + "): " +
+		degrade(downgrade{Layer: LayerNamespaces, Reason: "user namespaces unavailable (" + caps.UserNamespacesError + "): " +
 			"host processes stay visible (ps, /proc/PID/cmdline, /proc/PID/fd listings); chmod, chown, touch and xattr " +
 			"changes to the user's own files outside the writable roots are not stopped; the host's /dev/shm, /run " +
 			"sockets and terminals (/dev/pts) are reachable"})
-		degrade(Downgrade{Layer: LayerProtected, Reason: "read-only protected paths need a mount namespace"})
+		degrade(downgrade{Layer: LayerProtected, Reason: "read-only protected paths need a mount namespace"})
 	}
 
 	if prof == WorkspaceWrite {
@@ -414,27 +414,27 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *report, error
 	pol.LandlockABI = caps.LandlockABI
 	switch {
 	case pol.LandlockABI == 0:
-		degrade(Downgrade{Layer: LayerLandlock, Reason: "Landlock unavailable: reads are not restricted; with a mount namespace, writes outside writable roots still fail on read-only mounts"})
+		degrade(downgrade{Layer: LayerLandlock, Reason: "Landlock unavailable: reads are not restricted; with a mount namespace, writes outside writable roots still fail on read-only mounts"})
 	default:
 		rep.Layers = append(rep.Layers, LayerLandlock)
 		rep.LandlockABI = pol.LandlockABI
 		rep.Writable, rep.Readable = pol.Writable, pol.Readable
 		if pol.LandlockABI < 6 {
-			d := Downgrade{Layer: "landlock-scopes", Reason: fmt.Sprintf("signal and abstract-socket scopes need ABI 6, have %d", pol.LandlockABI)}
+			d := downgrade{Layer: "landlock-scopes", Reason: fmt.Sprintf("signal and abstract-socket scopes need ABI 6, have %d", pol.LandlockABI)}
 			if pol.Mounts {
 				d.Covered = "pid and net namespaces"
 			}
 			degrade(d)
 		}
 		if pol.LandlockABI < 4 && netw == NetworkNone {
-			d := Downgrade{Layer: "landlock-tcp", Reason: fmt.Sprintf("TCP rules need ABI 4, have %d", pol.LandlockABI)}
+			d := downgrade{Layer: "landlock-tcp", Reason: fmt.Sprintf("TCP rules need ABI 4, have %d", pol.LandlockABI)}
 			if pol.Mounts || caps.Seccomp {
 				d.Covered = "net namespace and seccomp socket filter"
 			}
 			degrade(d)
 		}
 		if pol.LandlockABI < 4 && netw == NetworkAllowlist {
-			degrade(Downgrade{Layer: "landlock-tcp", Reason: fmt.Sprintf("TCP rules need ABI 4, have %d", pol.LandlockABI),
+			degrade(downgrade{Layer: "landlock-tcp", Reason: fmt.Sprintf("TCP rules need ABI 4, have %d", pol.LandlockABI),
 				Covered: "net namespace (only lo, where only the proxy listens)"})
 		}
 	}
@@ -442,7 +442,7 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *report, error
 	if pol.Seccomp {
 		rep.Layers = append(rep.Layers, LayerSeccomp)
 	} else {
-		degrade(Downgrade{Layer: LayerSeccomp, Reason: "seccomp unavailable: " + caps.SeccompError})
+		degrade(downgrade{Layer: LayerSeccomp, Reason: "seccomp unavailable: " + caps.SeccompError})
 	}
 	rep.Layers = append(rep.Layers, LayerCloseFDs)
 	if len(missing) > 0 && !cfg.AllowDegraded {
