@@ -183,3 +183,23 @@ func TestTimeoutsFromShell(t *testing.T) {
 		t.Fatalf("Wait over MaxWait: %v %+v %q", err, w, w.Text())
 	}
 }
+
+// TestStopUsesTheStoppingManagersKillGrace: a job started by a Manager
+// with a long grace and stopped by another Manager of the workspace (as
+// `shellcap start` then `shellcap stop --kill-grace 200ms` do) is stopped
+// with the stopping Manager's grace: it needs SIGKILL (137), and the
+// status records the grace given.
+func TestStopUsesTheStoppingManagersKillGrace(t *testing.T) {
+	ws := t.TempDir()
+	starter := managerOn(t, newShell(t, ws), jobs.Options{KillGrace: 10 * time.Minute})
+	id := start(t, starter, jobs.StartRequest{Command: "trap '' TERM; echo up; while :; do sleep 0.1; done"})
+	waitOutput(t, starter, id, "up")
+	stopper := managerOn(t, newShell(t, ws), jobs.Options{KillGrace: 200 * time.Millisecond})
+	s, err := stopper.Stop(ctxFor(t), jobs.StopRequest{ID: id, Keep: true})
+	if err != nil || s.ExitCode == nil || *s.ExitCode != 137 {
+		t.Fatalf("Stop: %v %q", err, s.Text())
+	}
+	if st := readStatusMap(t, filepath.Join(s.Dir, "status.json")); st["kill_grace_ms"] != float64(200) {
+		t.Fatalf("kill_grace_ms = %v, want 200", st["kill_grace_ms"])
+	}
+}

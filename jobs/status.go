@@ -17,6 +17,7 @@ const (
 	outputName = "output.log" // combined stdout and stderr (Shell jobs)
 	stdinName  = "stdin"      // FIFO for jobs started with Stdin
 	seenName   = "seen.json"  // log offsets already shown to the model
+	stopName   = "stop.json"  // the grace a Stop asks for (see writeStopRequest)
 )
 
 // The states a job can be in.
@@ -59,7 +60,9 @@ type status struct {
 	TimedOut  bool  `json:"timed_out,omitempty"`
 	TimeoutMS int64 `json:"timeout_ms,omitempty"`
 	// KillGraceMS is the grace between SIGTERM and SIGKILL the supervisor
-	// gives the command when it stops it (Options.KillGrace).
+	// gives the command when it stops it: the starting Manager's
+	// Options.KillGrace, then, once a Stop stopped it, the stopping
+	// Manager's.
 	KillGraceMS int64 `json:"kill_grace_ms,omitempty"`
 	// SupervisorLost reports a job whose supervisor died before the
 	// command ended; its exit code is unknown.

@@ -238,6 +238,12 @@ func (s *supervisor) run(replyFile *os.File) error {
 	case <-exited:
 	case <-s.stop:
 		stopped = true
+		if g, ok := readStopRequest(s.sp.Key, s.sp.Dir); ok {
+			grace = g
+			s.mu.Lock()
+			s.st.KillGraceMS = g.Milliseconds()
+			s.mu.Unlock()
+		}
 	case <-timeout:
 		timedOut = true
 	}
