@@ -60,6 +60,10 @@
 //	Policy, Approve   yes (the Shell admits the command)
 //	Sandbox           Options.Confiner, nil: the Shell's Options.Sandbox
 //
+// A Stop gives the job the stopping Manager's KillGrace (`shellcap stop
+// --kill-grace` applies to a job `shellcap start` started); a job's own
+// timeout, the starting Manager's.
+//
 // Wait's timeout is not bounded by MaxTimeout: waiting runs nothing (zero
 // means DefaultWait, at most MaxWait). A background job has no time limit
 // unless Run's Request.Timeout gives it one. PersistCwd does not apply.

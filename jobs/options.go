@@ -42,8 +42,9 @@ type Options struct {
 	Retention time.Duration
 
 	// KillGrace is the time between SIGTERM and SIGKILL when a job is
-	// stopped (Stop, a job's own timeout, a cancelled Run). Zero means the
-	// Shell's Options.KillGrace.
+	// stopped: by this Manager's Stop (whichever Manager started it), by
+	// its own timeout or a cancelled Run when this Manager started it.
+	// Zero means the Shell's Options.KillGrace.
 	KillGrace time.Duration
 
 	// MaxLogBytes bounds each log file of a job (stdout, stderr, or the
