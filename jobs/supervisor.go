@@ -149,7 +149,7 @@ type supervisor struct {
 
 func (s *supervisor) run(replyFile *os.File) error {
 	cmd, pipes, stdin, err := s.prepare()
-	var guard *guardProc
+	var comp *companion
 	if err == nil && s.sp.Companion != nil {
 		// E.g. what exists before the job is the host's; what git or an
 		// agent would obey that the job makes is quarantined when it ends.
@@ -157,7 +157,7 @@ func (s *supervisor) run(replyFile *os.File) error {
 		for i := range s.sp.Companion.ExtraFiles {
 			files = append(files, os.NewFile(uintptr(firstExtraFD+s.sp.ExtraFiles+i), "companion"))
 		}
-		guard, err = startCompanion(s.sp.Companion, files)
+		comp, err = startCompanion(s.sp.Companion, files)
 		for _, f := range files {
 			_ = f.Close() // the companion has its copies
 		}
@@ -173,7 +173,7 @@ func (s *supervisor) run(replyFile *os.File) error {
 	if err != nil {
 		closeFiles(pipes[0], pipes[1], stdin.fifo, stdin.w)
 		s.closeLogs()
-		guard.finish()
+		comp.finish()
 		_ = sendReply(replyFile, reply{Error: err.Error()})
 		return err
 	}
@@ -276,8 +276,8 @@ func (s *supervisor) run(replyFile *os.File) error {
 		removeJobFile(s.sp.Dir, stdinName)
 	}
 	s.closeLogs()
-	if guard != nil {
-		q, qerr := guard.finish()
+	if comp != nil {
+		q, qerr := comp.finish()
 		s.mu.Lock()
 		if len(q) > 0 {
 			e := *s.st.Sandbox

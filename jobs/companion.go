@@ -61,18 +61,23 @@ func companionOf(cmd *exec.Cmd) (*companionSpec, error) {
 	return &companionSpec{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: cmd.Dir, ExtraFiles: len(cmd.ExtraFiles)}, nil
 }
 
-// guardTimeout bounds each answer of a companion.
-const guardTimeout = 30 * time.Second
+// How long a companion may take to answer: that it is ready (within the
+// start of the job, which Start bounds by launchTimeout as a whole), and
+// what it found after the job (a scan of the workspace).
+const (
+	companionReadyTimeout = launchTimeout
+	companionFinalTimeout = 2 * time.Minute
+)
 
-// guardReply is one line of a companion.
-type guardReply struct {
+// companionReply is one line of a companion.
+type companionReply struct {
 	Ready       bool     `json:"ready,omitempty"`
 	Quarantined []string `json:"quarantined,omitempty"`
 	Error       string   `json:"error,omitempty"`
 }
 
-// guardProc is a running companion.
-type guardProc struct {
+// companion is a running companion.
+type companion struct {
 	cmd *exec.Cmd
 	in  io.WriteCloser
 	out *os.File
@@ -81,7 +86,7 @@ type guardProc struct {
 
 // startCompanion starts the companion, passing it extra, and waits until
 // it is ready.
-func startCompanion(g *companionSpec, extra []*os.File) (*guardProc, error) {
+func startCompanion(g *companionSpec, extra []*os.File) (*companion, error) {
 	cmd := &exec.Cmd{Path: g.Path, Args: g.Args, Env: g.Env, Dir: g.Dir, ExtraFiles: extra}
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -100,8 +105,8 @@ func startCompanion(g *companionSpec, extra []*os.File) (*guardProc, error) {
 		outR.Close()
 		return nil, errors.New("job companion: " + err.Error())
 	}
-	p := &guardProc{cmd: cmd, in: in, out: outR, r: bufio.NewReader(outR)}
-	rep, err := p.read()
+	p := &companion{cmd: cmd, in: in, out: outR, r: bufio.NewReader(outR)}
+	rep, err := p.read(companionReadyTimeout)
 	if err == nil && !rep.Ready {
 		err = errors.New(rep.Error)
 	}
@@ -112,9 +117,9 @@ func startCompanion(g *companionSpec, extra []*os.File) (*guardProc, error) {
 	return p, nil
 }
 
-func (p *guardProc) read() (guardReply, error) {
-	var rep guardReply
-	_ = p.out.SetReadDeadline(time.Now().Add(guardTimeout))
+func (p *companion) read(timeout time.Duration) (companionReply, error) {
+	var rep companionReply
+	_ = p.out.SetReadDeadline(time.Now().Add(timeout))
 	line, err := p.r.ReadBytes('\n')
 	if err != nil {
 		return rep, errors.New("no answer: " + err.Error())
@@ -127,12 +132,12 @@ func (p *guardProc) read() (guardReply, error) {
 
 // finish tells the companion the job has ended and returns what it
 // quarantined and, when the check failed, why. It does nothing for nil.
-func (p *guardProc) finish() (quarantined []string, failure string) {
+func (p *companion) finish() (quarantined []string, failure string) {
 	if p == nil {
 		return nil, ""
 	}
 	p.in.Close()
-	rep, err := p.read()
+	rep, err := p.read(companionFinalTimeout)
 	p.out.Close()
 	if err != nil {
 		_ = p.cmd.Process.Kill()
