@@ -245,7 +245,7 @@
 // not exist — cannot be made read-only before it exists. A Guard
 // (Launcher.AfterCommand for launched commands; NewGuard for commands
 // Wrap starts; for background jobs, a guard process of this binary that
-// the job's supervisor runs around the job, see the Confiner's JobGuard)
+// the job's supervisor runs beside the job, see the Confiner's ConfineJob)
 // closes the gap on the host: when a command,
 // a session step or a job ends, it walks the workspace again and moves
 // every such name that appeared or changed since it last trusted the
