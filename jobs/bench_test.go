@@ -18,10 +18,10 @@ func BenchmarkJobLifecycle(b *testing.B) {
 		if err != nil || res.ID == "" {
 			b.Fatalf("Start: %v %v", err, res)
 		}
-		if c, err := m.Check(ctx, res.ID, false); err != nil || c.Status != jobs.StatusRunning {
+		if c, err := m.Check(ctx, jobs.CheckRequest{ID: res.ID}); err != nil || c.Status != jobs.StatusRunning {
 			b.Fatalf("Check: %v %+v", err, c)
 		}
-		if s, err := m.Stop(ctx, res.ID, false); err != nil || s.ExitCode == nil {
+		if s, err := m.Stop(ctx, jobs.StopRequest{ID: res.ID}); err != nil || s.ExitCode == nil {
 			b.Fatalf("Stop: %v %+v", err, s)
 		}
 	}
@@ -38,16 +38,16 @@ func BenchmarkJobPhases(b *testing.B) {
 			if err != nil || res.ID == "" {
 				b.Fatalf("Start: %v %v", err, res)
 			}
-			_, _ = m.Stop(ctx, res.ID, false)
+			_, _ = m.Stop(ctx, jobs.StopRequest{ID: res.ID})
 			b.StartTimer()
 		}
 	})
 	b.Run("Check", func(b *testing.B) {
 		res, _ := m.Start(ctx, jobs.StartRequest{Command: "echo hi; sleep 100"})
 		for b.Loop() {
-			_, _ = m.Check(ctx, res.ID, false)
+			_, _ = m.Check(ctx, jobs.CheckRequest{ID: res.ID})
 		}
-		_, _ = m.Stop(ctx, res.ID, false)
+		_, _ = m.Stop(ctx, jobs.StopRequest{ID: res.ID})
 	})
 	b.Run("Stop", func(b *testing.B) {
 		for b.Loop() {
@@ -57,7 +57,7 @@ func BenchmarkJobPhases(b *testing.B) {
 				b.Fatalf("Start: %v %v", err, res)
 			}
 			b.StartTimer()
-			_, _ = m.Stop(ctx, res.ID, false)
+			_, _ = m.Stop(ctx, jobs.StopRequest{ID: res.ID})
 		}
 	})
 }

@@ -8,9 +8,10 @@
 // re-executed (this package's init recognises the supervisor's argument,
 // so any binary that links the package can be a supervisor, test binaries
 // included). The supervisor runs in its own session, starts the command
-// exactly as [shellcap.Shell.Cmd] prepares it (its own session and process
-// group, the Shell's environment and limits), copies its output into
-// bounded logs and records its state in a status file. Everything lives
+// exactly as the Shell prepares its commands (its own session and process
+// group, the Shell's environment and limits; confined as described under
+// Sandbox), copies its output into bounded logs and records its state in a
+// status file. Everything lives
 // under <workspace>/.shellcap/jobs/<id>/ (directories 0700; the state
 // directory's .gitignore holds "*"), so a host that restarts finds its
 // jobs again with a new [Manager].
@@ -24,16 +25,48 @@
 //	defer m.Close() // jobs keep running
 //	started, err := m.Start(ctx, jobs.StartRequest{Command: "npm run dev"})
 //	fmt.Println(started.Text()) // Started background command: 'npm run dev'\nID: 3f…
-//	check, err := m.Check(ctx, started.ID, true) // only output since the last look
-//	fmt.Println(check.Text())                    // [stdout]\n…\n[status: running]
-//	stopped, err := m.Stop(ctx, started.ID, false)
+//	check, err := m.Check(ctx, jobs.CheckRequest{ID: started.ID, NewOnly: true}) // only output since the last look
+//	fmt.Println(check.Text()) // [stdout]\n…\n[status: running]
+//	stopped, err := m.Stop(ctx, jobs.StopRequest{ID: started.ID})
 //	fmt.Println(stopped.Text()) // …\n[stopped]\n[exit code: 143]
 //
 // Every result has a Text method with exactly what the model should read
 // (compatible with pydantic-ai-harness's start_command, check_command and
 // stop_command) and marshals to JSON. Mistakes the model can fix (an
-// unknown ID, input to a job without a stdin pipe, too many jobs) come
-// back as results, not errors.
+// unknown ID, input to a job without a stdin pipe, too many jobs, a command
+// the Shell refuses) come back as results, not errors: the result's Err is
+// set (errors.Is with this package's ErrUnknownID, ErrTooManyJobs,
+// ErrNoStdin, ... or shellcap's ErrDenied, ErrNeedsApproval, ErrNULByte,
+// ErrTimeoutRange, ...), its Text is the message for the model, its JSON
+// has the message as "error" and no exit code. The error return is for
+// the host (a closed Manager or Shell, a supervisor that cannot start).
+//
+// # Settings from the Shell
+//
+// A job runs through the Shell's own pipeline (internal/core): the same
+// input checks, policy and approval, the same timeout validation and
+// message, the same environment, working directory, resource limits and
+// Confiner as the Shell's commands. A zero field of [Options] means the
+// Shell's value:
+//
+//	Shell setting     job (Start/Check/Wait/Stop)   shell tool (Manager.Shell)          promotion (Manager.Run)
+//	KillGrace         Options.KillGrace, 0: Shell's the same                            the same
+//	MaxOutputChars    Options.MaxOutputChars, 0: Shell's (every Text)                   Result.TextLimit
+//	KeepANSI          Options.KeepANSI or Shell's   the same                            the same
+//	HeadAndTail       no (Text keeps the end)       no (the log's end)                  Result.HeadAndTail: head and end of each log
+//	DefaultTimeout    no timeout                    Timeout 0: Shell's, at most 270 s   Request.Timeout 0: no limit
+//	MaxTimeout        -                             bounds Timeout (and 270 s)          bounds Request.Timeout
+//	Env, limits, Dir  yes (the Shell prepares the command)
+//	Policy, Approve   yes (the Shell admits the command)
+//	Sandbox           Options.Confiner, nil: the Shell's Options.Sandbox
+//
+// A Stop gives the job the stopping Manager's KillGrace (`shellcap stop
+// --kill-grace` applies to a job `shellcap start` started); a job's own
+// timeout, the starting Manager's.
+//
+// Wait's timeout is not bounded by MaxTimeout: waiting runs nothing (zero
+// means DefaultWait, at most MaxWait). A background job has no time limit
+// unless Run's Request.Timeout gives it one. PersistCwd does not apply.
 //
 // [Manager.Shell] is pydantic-ai-harness's persistent `shell` tool: a job
 // with one combined log, waited on in the foreground for up to 270 s, with
@@ -44,20 +77,38 @@
 //
 // # Sandbox
 //
-// With [Options.Sandbox] set, every job's whole shell runs inside the Linux
-// sandbox of package sandbox, with the workspace as its workspace: the
-// supervisor wraps the command with sandbox.Wrap before it starts it, and
-// stays outside, writing the logs and the status file. The job's shell is
-// PID 1 of its own pid namespace under a small POSIX init script that
-// forwards SIGTERM, SIGINT and SIGHUP (the kernel drops signals PID 1 does
-// not catch), so Stop and timeouts end it with 143 as without the sandbox,
-// and when it exits the kernel kills whatever it left in the namespace.
-// The status file, Check, Wait, Stop and Start results carry the sandbox's
-// report; Start's text adds "[sandbox: PROFILE, network NETWORK]".
+// Jobs run confined by [Options.Confiner] or, when it is nil, by the
+// Shell's Options.Sandbox, so they never run less confined than the
+// Shell's commands; any shellcap.Confiner works. The Manager prepares the
+// job's command as the Shell does and has the Confiner rewrite it on the
+// host (argv, environment, directory, process attributes, inherited
+// descriptors such as a sandbox's policy pipe); the supervisor receives
+// the result as data and starts exactly that, staying outside the
+// confinement to write the logs and the status file. The status file,
+// Check, Wait, Stop, List and Start results carry the Confiner's
+// shellcap.Enforcement; Start's text adds "[sandbox: PROFILE, network
+// NETWORK]". This package does not import package sandbox.
+//
+// With package sandbox's Confiner, the job's shell is PID 1 of its own pid
+// namespace under a small POSIX init script that forwards SIGTERM, SIGINT
+// and SIGHUP (the kernel drops signals PID 1 does not catch), so Stop and
+// timeouts end it with 143 as without the sandbox (the supervisor waits
+// until the namespace's first process has started the shell before it
+// signals), and when it exits the kernel kills whatever it left in the
+// namespace. A Confiner that implements [JobConfiner] (package sandbox's)
+// also gets a companion process that the supervisor starts before the job
+// and ends after it, outside the confinement: package sandbox's
+// quarantines, when the job ends, what git or an agent on the host would
+// obey that the job created or changed (workspace-write), and serves a
+// network allowlist's proxy. Both therefore outlive the host that started
+// the job; Enforcement.Quarantined and QuarantineError report the check.
+// The check runs beside the job rather than through the Shell's AfterStep
+// because a job outlives the host (`shellcap start` exits at once).
 //
 // # Security
 //
-// Commands pass [shellcap.Shell.Authorize] before anything starts. IDs are
+// Commands pass the Shell's input checks, policy and approval before
+// anything starts. IDs are
 // 128 random bits; a malformed ID is rejected before it reaches a path.
 // The command's environment reaches the supervisor through an inherited
 // pipe, never argv. Stop never signals a process it cannot identify: the
@@ -87,9 +138,8 @@
 // hides it; the job's stdin reaches the job through a pipe, not the FIFO
 // in its state directory. Unconfined commands run as the user and can read
 // the key: they can forge records, which grants nothing they cannot do
-// directly. A Shell's own Options.Sandbox does not confine jobs: set
-// Options.Sandbox of the Manager too (the shellcap command does both with
-// --sandbox).
+// directly. A Shell's Options.Sandbox confines its jobs too, unless
+// Options.Confiner replaces it.
 //
 // When a job's command exits, the supervisor stops whatever the command
 // left running in its process group, so a finished job leaves no process

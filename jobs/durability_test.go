@@ -34,7 +34,7 @@ func TestJobSurvivesHostRestart(t *testing.T) {
 	if err != nil || len(l.Jobs) != 1 || l.Jobs[0].ID != id {
 		t.Fatalf("List after restart = %q, %v", l.Text(), err)
 	}
-	s, err := m.Stop(ctxFor(t), id, false)
+	s, err := m.Stop(ctxFor(t), jobs.StopRequest{ID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,11 +48,23 @@ func TestJobSurvivesHostRestart(t *testing.T) {
 // that host with SIGKILL and returns the job's ID.
 func startInHost(t *testing.T, ws string, sandboxed bool) string {
 	t.Helper()
+	box := ""
+	if sandboxed {
+		box = "default"
+	}
+	return startCommandInHost(t, ws, box, "")
+}
+
+// startCommandInHost is startInHost for command (empty: the host helper's
+// own), in the sandbox box names: "" none, "default", "allowlist" (the
+// default with a network allowlist of example.com:443).
+func startCommandInHost(t *testing.T, ws, box, command string) string {
+	t.Helper()
 	_, markValue, _ := strings.Cut(testMark, "=")
 	host := exec.Command(os.Args[0], "-test.run=^$")
-	host.Env = append(os.Environ(), helperEnv+"=host", "SCTEST_JOBS_WS="+ws, "SCTEST_JOBS_MARKV="+markValue)
-	if sandboxed {
-		host.Env = append(host.Env, "SCTEST_JOBS_SANDBOX=1")
+	host.Env = append(os.Environ(), helperEnv+"=host", "SCTEST_JOBS_WS="+ws, "SCTEST_JOBS_MARKV="+markValue, "SCTEST_JOBS_CMD="+command)
+	if box != "" {
+		host.Env = append(host.Env, "SCTEST_JOBS_SANDBOX="+box)
 	}
 	out, err := host.StdoutPipe()
 	if err != nil {
@@ -108,7 +120,7 @@ func TestStaleIDAfterPIDReuse(t *testing.T) {
 	_ = syscall.Kill(supPID, syscall.SIGKILL)
 	_ = syscall.Kill(-res.PGID, syscall.SIGKILL)
 	waitFor(t, "the job to be seen gone", func() bool {
-		c, err := m.Check(ctx, res.ID, false)
+		c, err := m.Check(ctx, jobs.CheckRequest{ID: res.ID})
 		return err == nil && c.Status == jobs.StatusFinished
 	})
 
@@ -141,11 +153,11 @@ func TestStaleIDAfterPIDReuse(t *testing.T) {
 
 	// A new Manager (the old one remembers the job finished).
 	m2 := managerOn(t, sh, jobs.Options{KillGrace: 200 * time.Millisecond})
-	c, err := m2.Check(ctx, res.ID, false)
+	c, err := m2.Check(ctx, jobs.CheckRequest{ID: res.ID})
 	if err != nil || c.Status != jobs.StatusFinished || c.ExitCode != nil || !c.SupervisorLost {
 		t.Fatalf("Check of a stale job = %q (%+v), %v", c.Text(), c, err)
 	}
-	s, err := m2.Stop(ctx, res.ID, false)
+	s, err := m2.Stop(ctx, jobs.StopRequest{ID: res.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,10 +211,10 @@ func TestThousandJobs(t *testing.T) {
 					errs <- fmt.Errorf("Start %d: %v %v", i, err, res)
 					continue
 				}
-				if c, err := m.Check(ctx, res.ID, false); err != nil || c.Status != jobs.StatusRunning {
+				if c, err := m.Check(ctx, jobs.CheckRequest{ID: res.ID}); err != nil || c.Status != jobs.StatusRunning {
 					errs <- fmt.Errorf("Check %d: %v %+v", i, err, c)
 				}
-				s, err := m.Stop(ctx, res.ID, false)
+				s, err := m.Stop(ctx, jobs.StopRequest{ID: res.ID})
 				if err != nil || s.ExitCode == nil || *s.ExitCode != 143 {
 					errs <- fmt.Errorf("Stop %d: %v %+v", i, err, s)
 				}
@@ -242,11 +254,11 @@ func TestStopWithoutSupervisor(t *testing.T) {
 	}
 	st := readStatusMap(t, filepath.Join(res.Dir, "status.json"))
 	_ = syscall.Kill(int(st["supervisor_pid"].(float64)), syscall.SIGKILL)
-	c, err := m.Check(ctx, res.ID, false)
+	c, err := m.Check(ctx, jobs.CheckRequest{ID: res.ID})
 	if err != nil || c.Status != jobs.StatusRunning {
 		t.Fatalf("Check of an unsupervised job = %q, %v", c.Text(), err)
 	}
-	s, err := m.Stop(ctx, res.ID, false)
+	s, err := m.Stop(ctx, jobs.StopRequest{ID: res.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,21 +278,21 @@ func TestNewOnlySurvivesRestart(t *testing.T) {
 	m := managerOn(t, sh, jobs.Options{})
 	ctx := ctxFor(t)
 	id := start(t, m, jobs.StartRequest{Command: "cat", Stdin: true})
-	if in, err := m.Input(ctx, id, "before\n", false); err != nil || in.Error != "" {
+	if in, err := m.Input(ctx, jobs.InputRequest{ID: id, Text: "before\n"}); err != nil || in.Err != nil {
 		t.Fatalf("Input: %v %+v", err, in)
 	}
 	waitOutput(t, m, id, "before")
-	if _, err := m.Check(ctx, id, true); err != nil {
+	if _, err := m.Check(ctx, jobs.CheckRequest{ID: id, NewOnly: true}); err != nil {
 		t.Fatal(err)
 	}
 	m.Close()
 	m2 := managerOn(t, sh, jobs.Options{})
-	if in, err := m2.Input(ctx, id, "after\n", true); err != nil || in.Error != "" {
+	if in, err := m2.Input(ctx, jobs.InputRequest{ID: id, Text: "after\n", EOF: true}); err != nil || in.Err != nil {
 		t.Fatalf("Input: %v %+v", err, in)
 	}
 	var got string
 	waitFor(t, "new output after the restart", func() bool {
-		c, err := m2.Check(ctx, id, true)
+		c, err := m2.Check(ctx, jobs.CheckRequest{ID: id, NewOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,11 +303,11 @@ func TestNewOnlySurvivesRestart(t *testing.T) {
 		t.Fatalf("new_only after a restart = %q, want only %q", got, "after\n")
 	}
 	m3 := managerOn(t, sh, jobs.Options{})
-	c, err := m3.Check(ctx, id, true)
+	c, err := m3.Check(ctx, jobs.CheckRequest{ID: id, NewOnly: true})
 	if err != nil || c.Text() != "(no new output)\n[status: finished]\n[exit code: 0]" {
 		t.Fatalf("new_only after a second restart = %q, %v", c.Text(), err)
 	}
-	c, _ = m3.Check(ctx, id, false)
+	c, _ = m3.Check(ctx, jobs.CheckRequest{ID: id})
 	if c.Stdout != "before\nafter\n" {
 		t.Fatalf("full output = %q", c.Stdout)
 	}

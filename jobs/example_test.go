@@ -31,7 +31,7 @@ func Example() {
 	fmt.Println(started.Text()[:len("Started background command: 'echo hello; exit 3'")])
 	done, _ := m.Wait(ctx, started.ID, time.Minute)
 	fmt.Println(done.Text())
-	stopped, _ := m.Stop(ctx, started.ID, false) // removes its files
+	stopped, _ := m.Stop(ctx, jobs.StopRequest{ID: started.ID}) // removes its files
 	fmt.Println(stopped.Text())
 	// Output:
 	// Started background command: 'echo hello; exit 3'

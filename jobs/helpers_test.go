@@ -56,7 +56,7 @@ func managerOn(t testing.TB, sh *shellcap.Shell, opts jobs.Options) *jobs.Manage
 		if l, err := m.List(ctx); err == nil {
 			for _, j := range l.Jobs {
 				if j.Status == jobs.StatusRunning {
-					_, _ = m.Stop(ctx, j.ID, false)
+					_, _ = m.Stop(ctx, jobs.StopRequest{ID: j.ID})
 				}
 			}
 		}
@@ -95,7 +95,7 @@ func waitOutput(t testing.TB, m *jobs.Manager, id, want string) *jobs.JobResult 
 	var res *jobs.JobResult
 	waitFor(t, "output "+want, func() bool {
 		var err error
-		res, err = m.Check(ctxFor(t), id, false)
+		res, err = m.Check(ctxFor(t), jobs.CheckRequest{ID: id})
 		if err != nil {
 			t.Fatalf("Check: %v", err)
 		}

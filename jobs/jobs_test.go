@@ -30,20 +30,20 @@ func TestStartCheckStop(t *testing.T) {
 		t.Fatalf("Start text = %q, want %q", res.Text(), want)
 	}
 	waitFor(t, "both streams", func() bool {
-		c, err := m.Check(ctx, res.ID, false)
+		c, err := m.Check(ctx, jobs.CheckRequest{ID: res.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c.Stdout == "out\n" && c.Stderr == "err\n"
 	})
-	c, _ := m.Check(ctx, res.ID, false)
+	c, _ := m.Check(ctx, jobs.CheckRequest{ID: res.ID})
 	if got, want := c.Text(), "[stdout]\nout\n\n[stderr]\nerr\n\n[status: running]"; got != want {
 		t.Fatalf("Check text = %q, want %q", got, want)
 	}
 	if _, err := json.Marshal(c); err != nil {
 		t.Fatalf("JobResult does not marshal: %v", err)
 	}
-	s, err := m.Stop(ctx, res.ID, false)
+	s, err := m.Stop(ctx, jobs.StopRequest{ID: res.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestStartCheckStop(t *testing.T) {
 	if _, err := os.Stat(res.Dir); !os.IsNotExist(err) {
 		t.Fatalf("job directory still there after Stop: %v", err)
 	}
-	c, _ = m.Check(ctx, res.ID, false)
+	c, _ = m.Check(ctx, jobs.CheckRequest{ID: res.ID})
 	if got, want := c.Text(), "[Error: unknown command ID '"+res.ID+"']"; got != want {
 		t.Fatalf("Check after Stop = %q, want %q", got, want)
 	}
@@ -102,7 +102,7 @@ func TestUnknownAndMalformedIDs(t *testing.T) {
 		strings.Repeat("0", 33), strings.Repeat("0", 30) + "/.", "0123456789abcdef0123456789abcdef",
 	} {
 		want := "[Error: unknown command ID " + pyRepr(id) + "]"
-		c, err := m.Check(ctx, id, false)
+		c, err := m.Check(ctx, jobs.CheckRequest{ID: id})
 		if err != nil || c.Text() != want {
 			t.Errorf("Check(%q) = %q, %v; want %q", id, c.Text(), err, want)
 		}
@@ -110,11 +110,11 @@ func TestUnknownAndMalformedIDs(t *testing.T) {
 		if err != nil || w.Text() != want {
 			t.Errorf("Wait(%q) = %q, %v", id, w.Text(), err)
 		}
-		s, err := m.Stop(ctx, id, false)
+		s, err := m.Stop(ctx, jobs.StopRequest{ID: id})
 		if err != nil || s.Text() != want {
 			t.Errorf("Stop(%q) = %q, %v", id, s.Text(), err)
 		}
-		in, err := m.Input(ctx, id, "x", true)
+		in, err := m.Input(ctx, jobs.InputRequest{ID: id, Text: "x", EOF: true})
 		if err != nil || in.Text() != want {
 			t.Errorf("Input(%q) = %q, %v", id, in.Text(), err)
 		}
@@ -128,17 +128,17 @@ func TestInputNewOnlyAndEOF(t *testing.T) {
 	m := newManager(t, jobs.Options{})
 	ctx := ctxFor(t)
 	id := start(t, m, jobs.StartRequest{Command: "cat; echo done-$?", Stdin: true})
-	in, err := m.Input(ctx, id, "one\n", false)
-	if err != nil || in.Error != "" || in.Bytes != 4 {
+	in, err := m.Input(ctx, jobs.InputRequest{ID: id, Text: "one\n"})
+	if err != nil || in.Err != nil || in.Bytes != 4 {
 		t.Fatalf("Input: %v %+v", err, in)
 	}
 	waitOutput(t, m, id, "one\n")
-	if _, err := m.Input(ctx, id, "two\n", false); err != nil {
+	if _, err := m.Input(ctx, jobs.InputRequest{ID: id, Text: "two\n"}); err != nil {
 		t.Fatal(err)
 	}
 	var got string
 	waitFor(t, "new output two", func() bool {
-		c, err := m.Check(ctx, id, true)
+		c, err := m.Check(ctx, jobs.CheckRequest{ID: id, NewOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,12 +148,12 @@ func TestInputNewOnlyAndEOF(t *testing.T) {
 	if got != "two\n" {
 		t.Fatalf("new_only output = %q, want only %q", got, "two\n")
 	}
-	c, _ := m.Check(ctx, id, true)
+	c, _ := m.Check(ctx, jobs.CheckRequest{ID: id, NewOnly: true})
 	if want := "(no new output)\n[status: running]"; c.Text() != want {
 		t.Fatalf("new_only with nothing new = %q, want %q", c.Text(), want)
 	}
-	in, err = m.Input(ctx, id, "three\n", true)
-	if err != nil || in.Error != "" || !in.EOF {
+	in, err = m.Input(ctx, jobs.InputRequest{ID: id, Text: "three\n", EOF: true})
+	if err != nil || in.Err != nil || !in.EOF {
 		t.Fatalf("Input with eof: %v %+v", err, in)
 	}
 	w, err := m.Wait(ctx, id, time.Minute)
@@ -163,7 +163,7 @@ func TestInputNewOnlyAndEOF(t *testing.T) {
 	if want := "[stdout]\none\ntwo\nthree\ndone-0\n\n[status: finished]\n[exit code: 0]"; w.Text() != want {
 		t.Fatalf("Wait = %q, want %q", w.Text(), want)
 	}
-	in, _ = m.Input(ctx, id, "late", false)
+	in, _ = m.Input(ctx, jobs.InputRequest{ID: id, Text: "late"})
 	if !strings.Contains(in.Text(), "has finished") {
 		t.Fatalf("Input after finish = %q", in.Text())
 	}
@@ -173,16 +173,16 @@ func TestInputErrors(t *testing.T) {
 	m := newManager(t, jobs.Options{})
 	ctx := ctxFor(t)
 	noPipe := start(t, m, jobs.StartRequest{Command: "sleep 100"})
-	in, err := m.Input(ctx, noPipe, "x", false)
+	in, err := m.Input(ctx, jobs.InputRequest{ID: noPipe, Text: "x"})
 	if err != nil || !strings.Contains(in.Text(), "was not started with stdin: pipe") {
 		t.Fatalf("Input without pipe = %q, %v", in.Text(), err)
 	}
 	// A job that keeps running after its stdin closed.
 	id := start(t, m, jobs.StartRequest{Command: "cat; sleep 100", Stdin: true})
-	if in, err := m.Input(ctx, id, "", true); err != nil || in.Error != "" {
+	if in, err := m.Input(ctx, jobs.InputRequest{ID: id, Text: "", EOF: true}); err != nil || in.Err != nil {
 		t.Fatalf("eof: %v %+v", err, in)
 	}
-	in, err = m.Input(ctx, id, "more", false)
+	in, err = m.Input(ctx, jobs.InputRequest{ID: id, Text: "more"})
 	if err != nil || !strings.Contains(in.Text(), "already closed") {
 		t.Fatalf("Input after eof = %q, %v", in.Text(), err)
 	}
@@ -212,7 +212,7 @@ func TestStopEscalatesToSIGKILL(t *testing.T) {
 	ctx := ctxFor(t)
 	id := start(t, m, jobs.StartRequest{Command: "trap '' TERM; echo ready; sleep 300"})
 	waitOutput(t, m, id, "ready")
-	s, err := m.Stop(ctx, id, false)
+	s, err := m.Stop(ctx, jobs.StopRequest{ID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,21 +229,21 @@ func TestStopKeepAndFinishedJob(t *testing.T) {
 	ctx := ctxFor(t)
 	id := start(t, m, jobs.StartRequest{Command: "echo kept; sleep 100"})
 	waitOutput(t, m, id, "kept")
-	s, err := m.Stop(ctx, id, true)
+	s, err := m.Stop(ctx, jobs.StopRequest{ID: id, Keep: true})
 	if err != nil || !s.Kept {
 		t.Fatalf("Stop keep: %v %+v", err, s)
 	}
-	c, err := m.Check(ctx, id, false)
+	c, err := m.Check(ctx, jobs.CheckRequest{ID: id})
 	if err != nil || c.Text() != "[stdout]\nkept\n\n[status: finished]\n[exit code: 143]" {
 		t.Fatalf("Check after Stop keep = %q, %v", c.Text(), err)
 	}
 	// Stopping a finished job reports it and removes it.
-	s, err = m.Stop(ctx, id, false)
+	s, err = m.Stop(ctx, jobs.StopRequest{ID: id})
 	if err != nil || s.Text() != "[stdout]\nkept\n\n[stopped]\n[exit code: 143]" {
 		t.Fatalf("second Stop = %q, %v", s.Text(), err)
 	}
 	quiet := start(t, m, jobs.StartRequest{Command: "sleep 100"})
-	s, _ = m.Stop(ctx, quiet, false)
+	s, _ = m.Stop(ctx, jobs.StopRequest{ID: quiet})
 	if s.Text() != "(no output)\n[stopped]\n[exit code: 143]" {
 		t.Fatalf("Stop without output = %q", s.Text())
 	}
@@ -311,7 +311,7 @@ func TestRetentionRemovesFinishedJobs(t *testing.T) {
 	if len(l.Jobs) != 1 || l.Jobs[0].ID != running {
 		t.Fatalf("after retention List = %s; want only the running job", l.Text())
 	}
-	c, _ := m.Check(ctx, done, false)
+	c, _ := m.Check(ctx, jobs.CheckRequest{ID: done})
 	if !strings.HasPrefix(c.Text(), "[Error: unknown command ID") {
 		t.Fatalf("Check of an expired job = %q", c.Text())
 	}
@@ -326,7 +326,7 @@ func TestMaxJobs(t *testing.T) {
 	if err != nil || res.ID != "" || !strings.Contains(res.Text(), "2 background commands are already running") {
 		t.Fatalf("third Start = %q, %v", res.Text(), err)
 	}
-	if _, err := m.Stop(ctx, first, false); err != nil {
+	if _, err := m.Stop(ctx, jobs.StopRequest{ID: first}); err != nil {
 		t.Fatal(err)
 	}
 	start(t, m, jobs.StartRequest{Command: "sleep 100"})
@@ -339,7 +339,7 @@ func TestRefusedCommand(t *testing.T) {
 		t.Fatalf("Start with NUL = %q, %v", res.Text(), err)
 	}
 	res, err = m.Start(ctxFor(t), jobs.StartRequest{Command: "true", Dir: "../.."})
-	if err != nil || res.ID != "" || res.Error == "" {
+	if err != nil || res.ID != "" || res.Err == nil {
 		t.Fatalf("Start outside the workspace = %q, %v", res.Text(), err)
 	}
 }
@@ -421,8 +421,8 @@ func TestInputLargeText(t *testing.T) {
 	ctx := ctxFor(t)
 	id := start(t, m, jobs.StartRequest{Command: "wc -c", Stdin: true})
 	text := strings.Repeat("0123456789", 30_000) // several frames
-	in, err := m.Input(ctx, id, text, true)
-	if err != nil || in.Error != "" || in.Bytes != len(text) {
+	in, err := m.Input(ctx, jobs.InputRequest{ID: id, Text: text, EOF: true})
+	if err != nil || in.Err != nil || in.Bytes != len(text) {
 		t.Fatalf("Input: %v %+v", err, in)
 	}
 	w, err := m.Wait(ctx, id, time.Minute)
@@ -436,7 +436,7 @@ func TestInputToAJobThatDoesNotRead(t *testing.T) {
 	id := start(t, m, jobs.StartRequest{Command: "sleep 300", Stdin: true})
 	ctx, cancel := context.WithTimeout(ctxFor(t), 500*time.Millisecond)
 	defer cancel()
-	in, err := m.Input(ctx, id, strings.Repeat("x", 1<<20), false)
+	in, err := m.Input(ctx, jobs.InputRequest{ID: id, Text: strings.Repeat("x", 1<<20)})
 	if err != nil || !strings.Contains(in.Text(), "did not read its input in time") || in.Bytes >= 1<<20 {
 		t.Fatalf("Input to a job that does not read = %q (%d bytes), %v", in.Text(), in.Bytes, err)
 	}
@@ -469,7 +469,7 @@ func TestStatusWritesAreAtomic(t *testing.T) {
 			break
 		}
 	}
-	if _, err := m.Stop(ctx, res.ID, false); err != nil {
+	if _, err := m.Stop(ctx, jobs.StopRequest{ID: res.ID}); err != nil {
 		t.Fatal(err)
 	}
 }

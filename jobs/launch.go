@@ -5,17 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/shellcap/shellcap/internal/core"
 	"io"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/core"
 	"github.com/shellcap/shellcap/internal/reexec"
-	"github.com/shellcap/shellcap/sandbox"
 )
 
 // launchTimeout bounds how long Start waits for the supervisor to report
@@ -32,51 +32,73 @@ type startConfig struct {
 	timeout  time.Duration // 0: none
 }
 
-// startOutcome is a started job, or why none was started: refusal is a
-// message for the model.
+// startOutcome is a started job, or why none was started: refusal is the
+// refusal for the model (a *shellcap.RequestError or a policy refusal).
 type startOutcome struct {
 	job     *job
 	st      *status
-	refusal string
-	result  *shellcap.Result // the Shell's refusal, when it refused
+	refusal error
 }
 
-// start authorizes and starts a job.
+// start admits, prepares, confines and starts a job, through the Shell's
+// pipeline (core.Of(sh): Admit, Cmd) as Shell.Run does.
 func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, error) {
 	if err := m.usable(); err != nil {
 		return startOutcome{}, err
 	}
-	if err := core.Of(m.sh).Admit(ctx, cfg.command); err != nil {
-		return startOutcome{refusal: err.Error(), result: &shellcap.Result{Command: cfg.command, Err: err}}, nil
+	c := core.Of(m.sh)
+	if err := c.Admit(ctx, cfg.command); err != nil {
+		return startOutcome{refusal: err}, nil
 	}
-	cmd, err := core.Of(m.sh).Cmd(cfg.command, cfg.dir, cfg.env)
+	cmd, err := c.Cmd(cfg.command, cfg.dir, cfg.env)
 	if err != nil {
 		var re *shellcap.RequestError
 		if errors.As(err, &re) {
-			return startOutcome{refusal: re.Error()}, nil
+			return startOutcome{refusal: err}, nil
 		}
 		return startOutcome{}, err
 	}
-	j, refusal := m.reserve()
-	if j == nil {
-		return startOutcome{refusal: refusal}, nil
-	}
-	st, err := m.launch(ctx, j, &spec{
-		ID:          j.id,
-		Dir:         j.dir,
-		Key:         m.key,
+	hostEnv := cmd.Env // the supervisor's own environment (see supervisorEnv)
+	sp := &spec{
 		Command:     cfg.command,
-		Path:        cmd.Path,
-		Args:        cmd.Args,
-		Workdir:     cmd.Dir,
-		Env:         cmd.Env,
 		Combined:    cfg.combined,
 		Stdin:       cfg.stdin,
 		MaxLogBytes: m.opts.MaxLogBytes,
 		GraceMS:     m.opts.KillGrace.Milliseconds(),
 		TimeoutMS:   cfg.timeout.Milliseconds(),
-		Sandbox:     m.sandboxConfig(),
-	}, cmd.Env)
+	}
+	var extra []*os.File // the confined command's descriptors, then its companion's
+	if m.confiner != nil {
+		var comp *exec.Cmd
+		if sp.Sandbox, comp, err = confine(m.confiner, cmd, m.ws); err != nil {
+			return startOutcome{}, &shellcap.StartError{Err: err}
+		}
+		extra = append(extra, cmd.ExtraFiles...)
+		if comp != nil {
+			extra = append(extra, comp.ExtraFiles...)
+		}
+		defer func() { // the supervisor has its copies
+			for _, f := range extra {
+				_ = f.Close()
+			}
+		}()
+		if sp.Companion, err = companionOf(comp); err != nil {
+			return startOutcome{}, &shellcap.StartError{Err: fmt.Errorf("cannot confine the job: %w", err)}
+		}
+	}
+	if sp.Attr, err = attrOf(cmd.SysProcAttr); err == nil && len(extra) > maxExtraFiles {
+		err = fmt.Errorf("the Confiner passes %d descriptors, more than a job can carry (%d)", len(extra), maxExtraFiles)
+	}
+	if err != nil {
+		return startOutcome{}, &shellcap.StartError{Err: fmt.Errorf("cannot confine the job: %w", err)}
+	}
+	sp.Path, sp.Args, sp.Workdir, sp.Env, sp.ExtraFiles = cmd.Path, cmd.Args, cmd.Dir, cmd.Env, len(cmd.ExtraFiles)
+	j, refusal := m.reserve()
+	if j == nil {
+		return startOutcome{refusal: refusal}, nil
+	}
+	sp.ID, sp.Dir, sp.Key = j.id, j.dir, m.key
+	st, err := m.launch(ctx, j, sp, hostEnv, extra)
 	if err != nil {
 		m.forget(j)
 		_ = removeJobDir(j.dir)
@@ -88,19 +110,8 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 	return startOutcome{job: j, st: st}, nil
 }
 
-// sandboxConfig is the sandbox for one job, with the workspace filled in;
-// nil without one.
-func (m *Manager) sandboxConfig() *sandbox.Config {
-	if m.opts.Sandbox == nil {
-		return nil
-	}
-	c := *m.opts.Sandbox
-	c.Workspace = m.sh.Workspace()
-	return &c
-}
-
 // reserve takes a slot under MaxJobs and a fresh ID, or says why not.
-func (m *Manager) reserve() (*job, string) {
+func (m *Manager) reserve() (*job, error) {
 	m.mu.Lock()
 	full := m.runningCount() >= m.opts.MaxJobs
 	m.mu.Unlock()
@@ -115,16 +126,18 @@ func (m *Manager) reserve() (*job, string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.runningCount() >= m.opts.MaxJobs {
-		return nil, fmt.Sprintf("[Error: %d background commands are already running, the most allowed. Stop one (or wait for one to finish) first.]", m.opts.MaxJobs)
+		return nil, tooManyJobs(m.opts.MaxJobs)
 	}
 	j := m.newJob(newID())
 	m.jobs[j.id] = j
-	return j, ""
+	return j, nil
 }
 
 // launch starts the supervisor for j and waits until it reports the
-// command running. The spec travels over an inherited pipe, never in argv.
-func (m *Manager) launch(ctx context.Context, j *job, sp *spec, env []string) (*status, error) {
+// command running. The spec travels over an inherited pipe, never in argv;
+// extra are the descriptors of the confined command and its companion,
+// passed on after it.
+func (m *Manager) launch(ctx context.Context, j *job, sp *spec, env []string, extra []*os.File) (*status, error) {
 	root, err := openJobsRoot(m.ws, true)
 	if err != nil {
 		return nil, err
@@ -151,7 +164,7 @@ func (m *Manager) launch(ctx context.Context, j *job, sp *spec, env []string) (*
 	}
 	sup.Env = supervisorEnv(env)
 	sup.Dir = "/"
-	sup.ExtraFiles = []*os.File{specR, replyW}
+	sup.ExtraFiles = append([]*os.File{specR, replyW}, extra...)
 	sup.SysProcAttr = sessionAttr()
 	err = sup.Start()
 	closeFiles(specR, replyW)

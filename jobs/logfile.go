@@ -129,3 +129,41 @@ func readLog(path string, from, window int64) (logChunk, error) {
 	}
 	return logChunk{data: data, start: start, end: start + int64(len(data)), skipped: start - from}, nil
 }
+
+// readHeadTail reads the first and the last window/2 bytes of path (cut on
+// UTF-8 boundaries) and counts the bytes between them; the whole log when
+// it is no longer than window. A log whose head was dropped (dropped > 0)
+// reads as its last window bytes.
+func readHeadTail(path string, window, dropped int64) (head, tail []byte, omitted int64, err error) {
+	all, err := readLog(path, 0, window)
+	if err != nil || all.skipped == 0 || dropped > 0 {
+		return nil, all.data, all.skipped, err
+	}
+	f, err := openJobFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, all.data, all.skipped, nil
+	}
+	defer f.Close()
+	head = make([]byte, window/2)
+	n, err := f.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		return nil, all.data, all.skipped, nil
+	}
+	head = head[:n]
+	for i := len(head) - 1; i >= 0 && i >= len(head)-(utf8.UTFMax-1); i-- {
+		if utf8.RuneStart(head[i]) {
+			if !utf8.FullRune(head[i:]) {
+				head = head[:i]
+			}
+			break
+		}
+	}
+	tail = all.data
+	if cut := int64(len(tail)) - (window - window/2); cut > 0 {
+		tail = tail[cut:]
+		for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+			tail = tail[1:]
+		}
+	}
+	return head, tail, all.end - int64(len(tail)) - int64(len(head)), nil
+}

@@ -27,6 +27,8 @@ func TestMain(m *testing.M) {
 	switch os.Getenv(helperEnv) {
 	case "host":
 		os.Exit(hostHelper())
+	case "guard":
+		os.Exit(guardHelper())
 	}
 	os.Exit(leaktest.Main(m, testMark, 10*time.Second))
 }
@@ -41,15 +43,22 @@ func hostHelper() int {
 		return 1
 	}
 	var opts jobs.Options
-	if os.Getenv("SCTEST_JOBS_SANDBOX") != "" {
-		opts.Sandbox = &sandbox.Config{}
+	switch os.Getenv("SCTEST_JOBS_SANDBOX") {
+	case "default":
+		opts.Confiner = sandbox.Confiner(sandbox.Config{})
+	case "allowlist":
+		opts.Confiner = sandbox.Confiner(sandbox.Config{Network: sandbox.NetworkAllowlist, Allow: []string{"example.com:443"}})
 	}
 	m, err := jobs.New(sh, opts)
 	if err != nil {
 		fmt.Println("error:", err)
 		return 1
 	}
-	res, err := m.Start(context.Background(), jobs.StartRequest{Command: "echo host-started; sleep 300"})
+	command := "echo host-started; sleep 300"
+	if c := os.Getenv("SCTEST_JOBS_CMD"); c != "" {
+		command = c
+	}
+	res, err := m.Start(context.Background(), jobs.StartRequest{Command: command})
 	if err != nil || res.ID == "" {
 		fmt.Println("error:", err, res)
 		return 1

@@ -3,7 +3,6 @@ package jobs
 import (
 	"errors"
 	"fmt"
-	"github.com/shellcap/shellcap/internal/core"
 	"os"
 	"path/filepath"
 	"sync"
@@ -11,8 +10,8 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/core"
 	"github.com/shellcap/shellcap/internal/safefs"
-	"github.com/shellcap/shellcap/sandbox"
 )
 
 // ErrClosed reports a call on a Manager after [Manager.Close].
@@ -32,11 +31,12 @@ const (
 // the Manager and the process: a new Manager on the same workspace finds
 // them. It is safe for concurrent use.
 type Manager struct {
-	sh   *shellcap.Shell
-	opts Options
-	root string    // <workspace>/.shellcap/jobs
-	ws   string    // the workspace
-	key  recordKey // signs and checks status files
+	sh       *shellcap.Shell
+	opts     Options
+	confiner shellcap.Confiner // nil: jobs run unconfined
+	root     string            // <workspace>/.shellcap/jobs
+	ws       string            // the workspace
+	key      recordKey         // signs and checks status files
 
 	mu       sync.Mutex
 	jobs     map[string]*job
@@ -84,21 +84,15 @@ func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
 		return nil, errors.New("jobs: New needs a Shell")
 	}
 	o := opts
-	if c := core.Of(sh).Confiner; o.Sandbox == nil && c != nil {
-		cfg, ok := sandbox.ConfigOf(c.(shellcap.Confiner))
-		if !ok {
-			return nil, errors.New("jobs: the Shell's Sandbox is not a sandbox.Confiner, so jobs cannot be confined alike: set Options.Sandbox")
-		}
-		o.Sandbox = &cfg
-	}
-	if err := o.fill(); err != nil {
+	if err := o.fill(core.Of(sh).Settings); err != nil {
 		return nil, err
 	}
 	key, err := loadRecordKey(o.KeyDir, sh.Workspace())
 	if err != nil {
 		return nil, err
 	}
-	if o.Sandbox != nil {
+	confiner := confinerOf(sh, o.Confiner)
+	if confiner != nil {
 		// Before any job's sandbox starts: the sandbox hides a state
 		// directory that exists, and a confined command must not get
 		// the chance to make one (a symlink, say) itself. A workspace
@@ -109,13 +103,14 @@ func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
 		} else if errors.Is(err, safefs.ErrUnsafe) || writableDir(sh.Workspace()) {
 			return nil, fmt.Errorf("jobs: state directory: %w", err)
 		}
-		if err := checkSandbox(*o.Sandbox, sh.Workspace()); err != nil {
+		if err := checkConfiner(confiner, sh.Workspace()); err != nil {
 			return nil, err
 		}
 	}
 	m := &Manager{
 		sh:          sh,
 		opts:        o,
+		confiner:    confiner,
 		ws:          sh.Workspace(),
 		key:         key,
 		root:        filepath.Join(sh.Workspace(), safefs.StateDirName, jobsSubdir),

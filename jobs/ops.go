@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shellcap/shellcap/internal/core"
 	"github.com/shellcap/shellcap/internal/textfmt"
 )
 
@@ -41,7 +42,7 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*StartResult, er
 	if err != nil {
 		return nil, err
 	}
-	res := &StartResult{Command: req.Command, Error: out.refusal, maxChars: m.opts.MaxOutputChars}
+	res := &StartResult{Command: req.Command, Err: out.refusal, maxChars: m.opts.MaxOutputChars}
 	if out.job != nil {
 		res.ID, res.PID, res.PGID, res.Dir = out.job.id, out.st.PID, out.st.PGID, out.job.dir
 		res.Sandbox = out.st.Sandbox
@@ -63,35 +64,44 @@ func (m *Manager) lookup(id string) (*job, *status) {
 	return j, st
 }
 
+// CheckRequest asks [Manager.Check] about one job.
+type CheckRequest struct {
+	// ID is the job's ID.
+	ID string
+	// NewOnly asks for only the output that arrived since the last Check,
+	// Wait or Stop through this Manager (or a Manager before it). False
+	// means the end of each stream within the output cap.
+	NewOnly bool
+}
+
 // Check reports a job's status, its exit code once known, and the end of
-// each stream within the output cap; with newOnly, only what arrived since
-// the last Check, Wait or Stop through this Manager. An unknown or
-// malformed ID comes back as a result whose Text is
+// each stream within the output cap (or, with req.NewOnly, only what
+// arrived since the last look). An unknown or malformed ID comes back as a
+// result whose Err wraps ErrUnknownID and whose Text is
 // "[Error: unknown command ID '...']".
-func (m *Manager) Check(ctx context.Context, id string, newOnly bool) (*JobResult, error) {
+func (m *Manager) Check(ctx context.Context, req CheckRequest) (*JobResult, error) {
 	if err := m.usable(); err != nil {
 		return nil, err
 	}
-	j, st := m.lookup(id)
+	j, st := m.lookup(req.ID)
 	if j == nil {
-		return m.unknown(id), nil
+		return m.unknown(req.ID), nil
 	}
-	return m.report(j, st, newOnly), nil
+	return m.report(j, st, req.NewOnly), nil
 }
 
 // Wait blocks until the job finishes, the timeout passes or ctx ends, then
-// reports like Check. Zero timeout means 30 s; it must not exceed
-// MaxWait.
+// reports like Check. Zero timeout means DefaultWait (30 s); it must not
+// exceed MaxWait (a result whose Err wraps shellcap.ErrTimeoutRange, with
+// the Shell's timeout message). Waiting runs nothing, so the Shell's
+// MaxTimeout, which bounds how long a command may run, does not bound it.
 func (m *Manager) Wait(ctx context.Context, id string, timeout time.Duration) (*JobResult, error) {
 	if err := m.usable(); err != nil {
 		return nil, err
 	}
-	switch {
-	case timeout == 0:
-		timeout = DefaultWait
-	case timeout < 0 || timeout > MaxWait:
-		return &JobResult{ID: id, Error: "[Error: the wait timeout must be greater than zero and at most " +
-			textfmt.FormatSeconds(MaxWait) + " (got " + textfmt.FormatSeconds(timeout) + ")]", maxChars: m.opts.MaxOutputChars}, nil
+	timeout, err := core.Of(m.sh).Timeout(timeout, DefaultWait, MaxWait)
+	if err != nil {
+		return &JobResult{ID: id, Err: err, maxChars: m.opts.MaxOutputChars}, nil
 	}
 	j := m.find(id)
 	if j == nil {
@@ -138,35 +148,47 @@ func (m *Manager) waitFinished(ctx context.Context, j *job, timeout time.Duratio
 	}
 }
 
-// Input writes text to the stdin of a job started with Stdin, and with eof
-// closes it afterwards, so the job reads end-of-file. Problems the model
-// can act on (unknown ID, no stdin pipe, finished job, closed stdin, a job
-// that does not read) come back as a result whose Text says so.
-func (m *Manager) Input(ctx context.Context, id, text string, eof bool) (*InputResult, error) {
+// InputRequest is input for [Manager.Input].
+type InputRequest struct {
+	// ID is the job's ID.
+	ID string
+	// Text is written to the job's stdin.
+	Text string
+	// EOF closes the job's stdin after Text, so the job reads end-of-file.
+	// False leaves it open for more input.
+	EOF bool
+}
+
+// Input writes req.Text to the stdin of a job started with Stdin, and with
+// req.EOF closes it afterwards. Problems the model can act on come back as
+// a result whose Err says which (ErrUnknownID, ErrNoStdin, ErrJobFinished,
+// ErrStdinClosed, ErrInputTimeout) and whose Text says so.
+func (m *Manager) Input(ctx context.Context, req InputRequest) (*InputResult, error) {
 	if err := m.usable(); err != nil {
 		return nil, err
 	}
+	id, text, eof := req.ID, req.Text, req.EOF
 	res := &InputResult{ID: id, EOF: eof, maxChars: m.opts.MaxOutputChars}
 	j := m.find(id)
 	if j == nil {
-		res.Error = unknownID(id)
+		res.Err = unknownID(id)
 		return res, nil
 	}
 	st, _, err := m.refresh(j)
 	q := textfmt.PyRepr(id)
 	switch {
 	case err != nil:
-		res.Error = unknownID(id)
+		res.Err = unknownID(id)
 	case !st.Stdin:
-		res.Error = "[Error: command ID " + q + " was not started with stdin: pipe; it cannot take input]"
+		res.Err = refusal(ErrNoStdin, "[Error: command ID "+q+" was not started with stdin: pipe; it cannot take input]")
 	case st.finished():
-		res.Error = "[Error: command ID " + q + " has finished; it reads no more input]"
+		res.Err = refusal(ErrJobFinished, "[Error: command ID "+q+" has finished; it reads no more input]")
 	case st.StdinClosed:
-		res.Error = "[Error: the stdin of command ID " + q + " is already closed]"
+		res.Err = refusal(ErrStdinClosed, "[Error: the stdin of command ID "+q+" is already closed]")
 	case j.fed.Load():
-		res.Error = "[Error: the stdin of command ID " + q + " comes from its run request; it takes no other input]"
+		res.Err = refusal(ErrStdinClosed, "[Error: the stdin of command ID "+q+" comes from its run request; it takes no other input]")
 	}
-	if res.Error != "" {
+	if res.Err != nil {
 		return res, nil
 	}
 	j.inputMu.Lock()
@@ -175,13 +197,13 @@ func (m *Manager) Input(ctx context.Context, id, text string, eof bool) (*InputR
 	f, err := openStdinFIFO(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		res.Error = "[Error: the stdin of command ID " + q + " is already closed]"
+		res.Err = refusal(ErrStdinClosed, "[Error: the stdin of command ID "+q+" is already closed]")
 		return res, nil
 	case errors.Is(err, errNoReader):
-		res.Error = "[Error: command ID " + q + " has finished; it reads no more input]"
+		res.Err = refusal(ErrJobFinished, "[Error: command ID "+q+" has finished; it reads no more input]")
 		return res, nil
 	case errors.Is(err, errNotFIFO):
-		res.Error = "[Error: the stdin of command ID " + q + " is not usable]"
+		res.Err = refusal(ErrStdinClosed, "[Error: the stdin of command ID "+q+" is not usable]")
 		return res, nil
 	case err != nil:
 		return nil, err
@@ -195,8 +217,8 @@ func (m *Manager) Input(ctx context.Context, id, text string, eof bool) (*InputR
 	n, err := writeFrames(f, text, eof)
 	res.Bytes = n
 	if err != nil {
-		res.Error = "[Error: command ID " + q + " did not read its input in time; " + strconv.Itoa(n) + " of " +
-			strconv.Itoa(len(text)) + " bytes were written and its stdin may now be unusable]"
+		res.Err = refusal(ErrInputTimeout, "[Error: command ID "+q+" did not read its input in time; "+strconv.Itoa(n)+" of "+
+			strconv.Itoa(len(text))+" bytes were written and its stdin may now be unusable]")
 		return res, nil
 	}
 	if eof {
@@ -231,17 +253,27 @@ func writeFrames(f *os.File, text string, eof bool) (int, error) {
 	return written, nil
 }
 
+// StopRequest asks [Manager.Stop] to stop one job.
+type StopRequest struct {
+	// ID is the job's ID.
+	ID string
+	// Keep keeps the job's logs and status file after it stopped (until
+	// Options.Retention removes them). False removes them.
+	Keep bool
+}
+
 // Stop stops a running job (SIGTERM to its process group, the grace
 // period, SIGKILL) and reports its final output; a job that died of
 // SIGTERM reports exit code 143, one that needed SIGKILL 137. Its logs and
-// status are removed unless keep is set (or the job could not be
+// status are removed unless req.Keep is set (or the job could not be
 // confirmed stopped). Stopping a finished job just reports (and removes)
 // it. Stop takes at most about KillGrace plus 30 s, whatever ctx says: a
 // stop is not abandoned halfway.
-func (m *Manager) Stop(ctx context.Context, id string, keep bool) (*JobResult, error) {
+func (m *Manager) Stop(ctx context.Context, req StopRequest) (*JobResult, error) {
 	if err := m.usable(); err != nil {
 		return nil, err
 	}
+	id, keep := req.ID, req.Keep
 	j, st := m.lookup(id)
 	if j == nil {
 		return m.unknown(id), nil
@@ -282,7 +314,7 @@ func (m *Manager) List(ctx context.Context) (*ListResult, error) {
 		return nil, err
 	}
 	m.gc()
-	res := &ListResult{Jobs: []JobInfo{}, maxChars: m.opts.MaxOutputChars}
+	res := &ListResult{Jobs: []ListEntry{}, maxChars: m.opts.MaxOutputChars}
 	now := time.Now()
 	for _, name := range m.jobNames() {
 		j := m.find(name)
@@ -293,7 +325,7 @@ func (m *Manager) List(ctx context.Context) (*ListResult, error) {
 		if err != nil {
 			continue
 		}
-		info := JobInfo{
+		info := ListEntry{
 			ID: st.ID, Command: st.Command, Status: StatusRunning, ExitCode: st.ExitCode,
 			PID: st.PID, StartedAt: st.StartedAt, EndedAt: st.FinishedAt, Age: now.Sub(st.StartedAt),
 			Sandbox: st.Sandbox,
@@ -304,7 +336,7 @@ func (m *Manager) List(ctx context.Context) (*ListResult, error) {
 		info.AgeMS = info.Age.Milliseconds()
 		res.Jobs = append(res.Jobs, info)
 	}
-	slices.SortFunc(res.Jobs, func(a, b JobInfo) int { return a.StartedAt.Compare(b.StartedAt) })
+	slices.SortFunc(res.Jobs, func(a, b ListEntry) int { return a.StartedAt.Compare(b.StartedAt) })
 	return res, nil
 }
 
@@ -345,7 +377,7 @@ func (m *Manager) notify(j *job, st *status) {
 }
 
 func (m *Manager) unknown(id string) *JobResult {
-	return &JobResult{ID: id, Error: unknownID(id), maxChars: m.opts.MaxOutputChars}
+	return &JobResult{ID: id, Err: unknownID(id), maxChars: m.opts.MaxOutputChars}
 }
 
 // report reads the job's logs into a result.
@@ -353,7 +385,7 @@ func (m *Manager) report(j *job, st *status, newOnly bool) *JobResult {
 	res := &JobResult{
 		ID: j.id, Command: st.Command, Status: StatusRunning, ExitCode: st.ExitCode, Signal: st.Signal,
 		NewOnly: newOnly, TimedOut: st.TimedOut, SupervisorLost: st.SupervisorLost, Dir: j.dir,
-		Sandbox: st.Sandbox, maxChars: m.opts.MaxOutputChars,
+		Sandbox: st.Sandbox, QuarantineError: st.QuarantineError, maxChars: m.opts.MaxOutputChars,
 	}
 	if st.finished() {
 		res.Status = StatusFinished

@@ -2,20 +2,17 @@ package jobs
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/shellcap/shellcap"
-	"github.com/shellcap/shellcap/sandbox"
+	"github.com/shellcap/shellcap/internal/core"
 )
 
 // Defaults used when the matching [Options] field is zero.
 const (
-	DefaultMaxJobs        = 32             // Options.MaxJobs
-	DefaultRetention      = 24 * time.Hour // Options.Retention
-	DefaultKillGrace      = 2 * time.Second
-	DefaultMaxLogBytes    = 8 << 20                        // Options.MaxLogBytes, per log file
-	DefaultMaxOutputChars = shellcap.DefaultMaxOutputChars // Options.MaxOutputChars
+	DefaultMaxJobs     = 32             // Options.MaxJobs
+	DefaultRetention   = 24 * time.Hour // Options.Retention
+	DefaultMaxLogBytes = 8 << 20        // Options.MaxLogBytes, per log file
 	// DefaultWait is how long Wait waits when given a zero timeout.
 	DefaultWait = 30 * time.Second
 	// MaxWait is the longest timeout Wait accepts.
@@ -45,7 +42,9 @@ type Options struct {
 	Retention time.Duration
 
 	// KillGrace is the time between SIGTERM and SIGKILL when a job is
-	// stopped. Zero means 2 s.
+	// stopped: by this Manager's Stop (whichever Manager started it), by
+	// its own timeout or a cancelled Run when this Manager started it.
+	// Zero means the Shell's Options.KillGrace.
 	KillGrace time.Duration
 
 	// MaxLogBytes bounds each log file of a job (stdout, stderr, or the
@@ -57,26 +56,28 @@ type Options struct {
 	// MaxOutputChars caps the text a model reads from one result, counted
 	// in Unicode code points, keeping the end (where the status lines
 	// are). Each stream contributes at most its last 4×MaxOutputChars
-	// bytes. Zero means 50,000; negative means no cap (streams then
-	// contribute at most MaxLogBytes/2).
+	// bytes. Zero means the Shell's Options.MaxOutputChars; negative
+	// means no cap (streams then contribute at most MaxLogBytes/2).
 	MaxOutputChars int
 
 	// KeepANSI keeps ANSI escape sequences in what the model reads. Zero
-	// (false) strips them.
+	// (false) means the Shell's Options.KeepANSI.
 	KeepANSI bool
 
-	// Sandbox, when set, runs every job's whole shell inside the Linux
-	// sandbox it describes (see package sandbox), with the Shell's
-	// workspace as its Workspace (the field's own value is ignored). The
-	// supervisor stays outside: it writes the logs and the status file,
-	// which the job cannot touch (.shellcap is a protected path), and the
-	// status records what the sandbox enforces. New fails when this machine
-	// cannot provide the sandbox (errors.Is(err, sandbox.ErrDegraded) for a
-	// missing layer, unless AllowDegraded). Nil means the Shell's own
-	// sandbox (made by sandbox.Confiner) when it has one, so jobs never run
-	// less confined than the Shell's commands; New refuses a Shell whose
-	// Sandbox is some other Confiner unless this is set.
-	Sandbox *sandbox.Config
+	// Confiner, when set, confines every job's whole shell instead of the
+	// Shell's Options.Sandbox; nil means the Shell's (so jobs never run
+	// less confined than the Shell's commands), and no confinement when
+	// the Shell has none. Any shellcap.Confiner works: the Manager
+	// prepares each job's command as the Shell does, the Confiner rewrites
+	// it on the host, and the supervisor starts what it got (the
+	// supervisor itself stays outside, writing the logs and the status
+	// file, which a confined job cannot touch when .shellcap is a
+	// protected path). New fails when the Confiner refuses a trial command
+	// (for sandbox.Confiner: errors.Is(err, sandbox.ErrDegraded) for a
+	// missing layer, unless AllowDegraded). A [JobConfiner] also gets a
+	// companion process beside each job (package sandbox's: the workspace
+	// check after the job, the allowlist proxy).
+	Confiner shellcap.Confiner
 
 	// KeyDir is the directory, outside the workspace, where the Manager
 	// keeps the secret key that signs every job's status file
@@ -90,14 +91,9 @@ type Options struct {
 	KeyDir string
 }
 
-func (o *Options) fill() error {
-	if o.Sandbox != nil {
-		c := *o.Sandbox // the caller's Config stays theirs
-		c.ExtraWritable = slices.Clone(c.ExtraWritable)
-		c.ExtraReadable = slices.Clone(c.ExtraReadable)
-		c.Rlimits = slices.Clone(c.Rlimits)
-		o.Sandbox = &c
-	}
+// fill checks the options and fills in the zero fields: from the Shell's
+// settings (st) where the field inherits, else from the package defaults.
+func (o *Options) fill(st core.Settings) error {
 	if o.MaxJobs < 0 {
 		return fmt.Errorf("jobs: option MaxJobs: must not be negative (got %d)", o.MaxJobs)
 	}
@@ -110,7 +106,7 @@ func (o *Options) fill() error {
 		def  time.Duration
 	}{
 		{"Retention", &o.Retention, DefaultRetention},
-		{"KillGrace", &o.KillGrace, DefaultKillGrace},
+		{"KillGrace", &o.KillGrace, st.KillGrace},
 	} {
 		if *d.v < 0 {
 			return fmt.Errorf("jobs: option %s: must not be negative (got %v)", d.name, *d.v)
@@ -126,8 +122,9 @@ func (o *Options) fill() error {
 		return fmt.Errorf("jobs: option MaxLogBytes: must be at least %d (got %d)", minLogBytes, o.MaxLogBytes)
 	}
 	if o.MaxOutputChars == 0 {
-		o.MaxOutputChars = DefaultMaxOutputChars
+		o.MaxOutputChars = st.MaxOutputChars
 	}
+	o.KeepANSI = o.KeepANSI || st.KeepANSI
 	return nil
 }
 

@@ -9,15 +9,16 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/core"
 	"github.com/shellcap/shellcap/internal/textfmt"
-	"github.com/shellcap/shellcap/sandbox"
 )
 
 // RunResult is the outcome of [Manager.Run]: the command's Result when it
 // finished in the foreground, or the job it became.
 type RunResult struct {
-	// Result is set when the command finished (or was refused) within the
-	// foreground timeout; its Text is what Shell.Run would have said.
+	// Result is set when the command finished (or was refused: Result.Err)
+	// within the foreground timeout; its Text is what Shell.Run would have
+	// said, within the Shell's TextLimit and HeadAndTail.
 	Result *shellcap.Result `json:"result,omitempty"`
 	// Promoted reports that the command was still running after the
 	// foreground timeout and continues as job ID.
@@ -28,9 +29,9 @@ type RunResult struct {
 	// Stdout and Stderr are the output so far of a promoted command.
 	Stdout string `json:"stdout,omitempty"`
 	Stderr string `json:"stderr,omitempty"`
-	// Sandbox is what the sandbox enforces for a promoted command
-	// (Options.Sandbox); a finished one has it in Result.Sandbox.
-	Sandbox *sandbox.Report `json:"sandbox,omitempty"`
+	// Sandbox is what the Confiner enforces for a promoted command; a
+	// finished one has it in Result.Sandbox.
+	Sandbox *shellcap.Enforcement `json:"sandbox,omitempty"`
 
 	maxChars int
 }
@@ -43,7 +44,7 @@ func (r *RunResult) Text() string {
 		if r.Result == nil {
 			return ""
 		}
-		return capText(r.Result.Text(), r.maxChars)
+		return r.Result.Text() // within its TextLimit, with its HeadAndTail
 	}
 	jr := &JobResult{Stdout: r.Stdout, Stderr: r.Stderr}
 	var b strings.Builder
@@ -63,8 +64,10 @@ func (r *RunResult) Text() string {
 // for timeout to report). A zero foreground waits for the command to end.
 //
 // req.Timeout, when set, is the job's own time limit, enforced even after
-// promotion; zero means none. Options.PersistCwd of the Shell does not
-// apply.
+// promotion, and must lie within the Shell's MaxTimeout (else Result.Err
+// wraps shellcap.ErrTimeoutRange, with the Shell's message); zero means
+// none, since a background job has none. Options.PersistCwd of the Shell
+// does not apply.
 //
 // req.Stdin, when set, is copied into the job's stdin (a pipe, as with
 // StartRequest.Stdin), followed by end-of-file when the reader ends. The
@@ -81,20 +84,26 @@ func (r *RunResult) Text() string {
 // Options.MaxLogBytes between two looks (a tenth of a second at most) is
 // not passed on.
 func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time.Duration) (*RunResult, error) {
-	if req.Timeout < 0 || foreground < 0 {
-		return nil, errors.New("jobs: Run: negative timeout")
+	if foreground < 0 {
+		return nil, errors.New("jobs: Run: negative foreground timeout")
 	}
 	res := &RunResult{maxChars: m.opts.MaxOutputChars}
+	if req.Timeout != 0 {
+		c := core.Of(m.sh)
+		if _, err := c.Timeout(req.Timeout, 0, c.Settings.MaxTimeout); err != nil {
+			res.Result = m.newResult(req)
+			res.Result.Err = err
+			return res, nil
+		}
+	}
 	began := time.Now()
 	out, err := m.start(ctx, startConfig{command: req.Command, dir: req.Dir, env: req.Env, timeout: req.Timeout, stdin: req.Stdin != nil})
 	if err != nil {
 		return nil, err
 	}
 	if out.job == nil {
-		res.Result = out.result
-		if res.Result == nil {
-			res.Result = &shellcap.Result{Command: req.Command, Err: &shellcap.RequestError{Kind: shellcap.ErrStart, Msg: out.refusal}}
-		}
+		res.Result = m.newResult(req)
+		res.Result.Err = out.refusal
 		return res, nil
 	}
 	j := out.job
@@ -118,7 +127,7 @@ func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time
 	}
 	res.After = time.Since(began)
 	if ctx.Err() != nil {
-		stopped, err := m.Stop(context.WithoutCancel(ctx), j.id, false)
+		stopped, err := m.Stop(context.WithoutCancel(ctx), StopRequest{ID: j.id})
 		feed.stop(feedDrain)
 		if err != nil {
 			return nil, err
@@ -136,6 +145,9 @@ func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time
 	}
 	feed.stop(feedDrain) // the job is gone: nothing reads any more
 	rep := m.report(j, st, false)
+	if core.Of(m.sh).Settings.HeadAndTail {
+		m.headAndTail(j, st, rep)
+	}
 	res.Result = m.runResult(req, rep, res.After)
 	if rep.StdoutOmitted > 0 || rep.StderrOmitted > 0 {
 		// Keep the logs for the model to search; retention removes them.
@@ -156,21 +168,46 @@ func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time
 	return res, nil
 }
 
+// newResult is the shellcap.Result of a Run command, before it ran: what
+// the model reads of it stays within the Shell's limits (TextLimit from
+// Options.MaxOutputChars, the Shell's HeadAndTail).
+func (m *Manager) newResult(req shellcap.Request) *shellcap.Result {
+	return &shellcap.Result{
+		Command:     req.Command,
+		Timeout:     req.Timeout,
+		Cwd:         m.sh.Workspace(),
+		TextLimit:   m.opts.MaxOutputChars,
+		HeadAndTail: core.Of(m.sh).Settings.HeadAndTail,
+	}
+}
+
+// headAndTail replaces the end of each log in rep by its beginning and its
+// end, for a Result whose Text keeps both (the Shell's HeadAndTail).
+func (m *Manager) headAndTail(j *job, st *status, rep *JobResult) {
+	for _, t := range []struct {
+		name    string
+		dropped int64
+		text    *string
+		omitted *int64
+	}{{stdoutName, st.StdoutDropped, &rep.Stdout, &rep.StdoutOmitted}, {stderrName, st.StderrDropped, &rep.Stderr, &rep.StderrOmitted}} {
+		if *t.omitted == 0 {
+			continue
+		}
+		head, tail, omitted, err := readHeadTail(filepath.Join(j.dir, t.name), m.opts.readWindow(), t.dropped)
+		if err != nil || len(head) == 0 {
+			continue
+		}
+		*t.text = m.clean(head) + m.clean(tail)
+		*t.omitted = omitted
+	}
+}
+
 // runResult turns a finished job's report into a shellcap.Result.
 func (m *Manager) runResult(req shellcap.Request, rep *JobResult, took time.Duration) *shellcap.Result {
-	r := &shellcap.Result{
-		Command:       req.Command,
-		Stdout:        rep.Stdout,
-		Stderr:        rep.Stderr,
-		ExitCode:      -1,
-		Signal:        rep.Signal,
-		Duration:      took,
-		Timeout:       req.Timeout,
-		TimedOut:      rep.TimedOut,
-		StdoutOmitted: rep.StdoutOmitted,
-		StderrOmitted: rep.StderrOmitted,
-		Cwd:           m.sh.Workspace(),
-	}
+	r := m.newResult(req)
+	r.Stdout, r.Stderr, r.ExitCode, r.Signal = rep.Stdout, rep.Stderr, -1, rep.Signal
+	r.Duration, r.TimedOut = took, rep.TimedOut
+	r.StdoutOmitted, r.StderrOmitted = rep.StdoutOmitted, rep.StderrOmitted
 	if rep.ExitCode != nil {
 		r.ExitCode = *rep.ExitCode
 	}
@@ -179,7 +216,10 @@ func (m *Manager) runResult(req shellcap.Request, rep *JobResult, took time.Dura
 	if rep.SupervisorLost {
 		r.Notes = append(r.Notes, "The job's supervisor was lost; the exit code is unknown.")
 	}
-	r.Sandbox = rep.Sandbox.Enforcement()
+	r.Sandbox = rep.Sandbox
+	if rep.QuarantineError != "" {
+		r.Notes = append(r.Notes, "sandbox: the workspace check after the command failed: "+rep.QuarantineError)
+	}
 	return r
 }
 

@@ -59,7 +59,7 @@ func TestRunPromotes(t *testing.T) {
 	// new_only continues after what the model saw.
 	seen := res.Stdout
 	waitFor(t, "late output", func() bool {
-		c, err := m.Check(ctx, res.ID, true)
+		c, err := m.Check(ctx, jobs.CheckRequest{ID: res.ID, NewOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestRunPromotes(t *testing.T) {
 	if seen != "early\nlate\n" {
 		t.Fatalf("output so far plus new_only checks = %q", seen)
 	}
-	s, err := m.Stop(ctx, res.ID, false)
+	s, err := m.Stop(ctx, jobs.StopRequest{ID: res.ID})
 	if err != nil || *s.ExitCode != 143 {
 		t.Fatalf("Stop: %v %+v", err, s)
 	}
@@ -151,7 +151,7 @@ func TestRunStdinAfterPromotion(t *testing.T) {
 	if err != nil || !res.Promoted {
 		t.Fatalf("Run = %+v, %v; want a promoted command", res, err)
 	}
-	in, err := m.Input(ctx, res.ID, "x", false)
+	in, err := m.Input(ctx, jobs.InputRequest{ID: res.ID, Text: "x"})
 	if err != nil || !strings.Contains(in.Text(), "comes from its run request") {
 		t.Fatalf("Input to a fed job = %q, %v", in.Text(), err)
 	}
@@ -174,7 +174,7 @@ func TestRunStdinPromotedThenStopped(t *testing.T) {
 	if err != nil || !res.Promoted {
 		t.Fatalf("Run = %+v, %v; want a promoted command", res, err)
 	}
-	s, err := m.Stop(ctx, res.ID, false)
+	s, err := m.Stop(ctx, jobs.StopRequest{ID: res.ID})
 	if err != nil || s.ExitCode == nil || *s.ExitCode != 143 {
 		t.Fatalf("Stop = %q, %v", s.Text(), err)
 	}

@@ -107,19 +107,19 @@ func TestForgedJobRecord(t *testing.T) {
 			t.Errorf("List = %s", l.Text())
 		}
 		for _, id := range []string{unsigned, otherKey, copied} {
-			c, err := mgr.Check(ctx, id, false)
+			c, err := mgr.Check(ctx, jobs.CheckRequest{ID: id})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !strings.Contains(c.Text(), "unknown command ID") || strings.Contains(c.Text(), secretText) {
 				t.Errorf("Check(%s) = %q", id, c.Text())
 			}
-			s, err := mgr.Stop(ctx, id, true)
+			s, err := mgr.Stop(ctx, jobs.StopRequest{ID: id, Keep: true})
 			if err != nil || !strings.Contains(s.Text(), "unknown command ID") {
 				t.Errorf("Stop(%s) = %q, %v", id, s.Text(), err)
 			}
 		}
-		c, err := mgr.Check(ctx, genuine, false)
+		c, err := mgr.Check(ctx, jobs.CheckRequest{ID: genuine})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func TestSandboxCannotPlantJobRecord(t *testing.T) {
 			if err != nil || len(l.Jobs) > 1 {
 				t.Errorf("%s: List = %v %s", via, err, l.Text())
 			}
-			if c, _ := m.Check(ctx, id, false); strings.Contains(c.Text(), secretText) {
+			if c, _ := m.Check(ctx, jobs.CheckRequest{ID: id}); strings.Contains(c.Text(), secretText) {
 				t.Errorf("%s: Check printed the secret: %q", via, c.Text())
 			}
 		}
@@ -213,7 +213,7 @@ func TestSandboxedJobDescriptors(t *testing.T) {
 	for _, stdin := range []bool{false, true} {
 		j := start(t, m, jobs.StartRequest{Command: fdaudit.Script, Stdin: stdin})
 		if stdin {
-			if _, err := m.Input(ctx, j, "", true); err != nil {
+			if _, err := m.Input(ctx, jobs.InputRequest{ID: j, Text: "", EOF: true}); err != nil {
 				t.Fatal(err)
 			}
 		}

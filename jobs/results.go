@@ -1,25 +1,24 @@
 package jobs
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/textfmt"
-	"github.com/shellcap/shellcap/sandbox"
 )
 
-// Status values a job reports.
+// Status is the state a job reports.
+type Status string
+
+// The Status values.
 const (
-	StatusRunning  = "running"  // the command has not ended
-	StatusFinished = "finished" // the command ended (or is known to be gone)
+	StatusRunning  Status = "running"  // the command has not ended
+	StatusFinished Status = "finished" // the command ended (or is known to be gone)
 )
-
-// unknownID is the model's message for an ID that names no job.
-func unknownID(id string) string {
-	return "[Error: unknown command ID " + textfmt.PyRepr(id) + "]"
-}
 
 // capText applies the character cap, keeping the end.
 func capText(s string, maxChars int) string { return textfmt.TruncateTail(s, maxChars) }
@@ -35,13 +34,25 @@ type StartResult struct {
 	PGID int `json:"pgid,omitempty"`
 	// Dir is the job's state directory (logs and status file).
 	Dir string `json:"dir,omitempty"`
-	// Error, when set, is why the job was not started, for the model.
-	Error string `json:"error,omitempty"`
-	// Sandbox is what the sandbox enforces for the job (Options.Sandbox);
-	// nil when it runs unconfined.
-	Sandbox *sandbox.Report `json:"sandbox,omitempty"`
+	// Err, when set, is why the job was not started: a refusal of the
+	// Shell (errors.Is with shellcap.ErrDenied, shellcap.ErrNeedsApproval,
+	// shellcap.ErrNULByte, ...) or of this package (ErrTooManyJobs). JSON
+	// carries its message as "error".
+	Err error `json:"-"`
+	// Sandbox is what the Confiner enforces for the job; nil when it runs
+	// unconfined.
+	Sandbox *shellcap.Enforcement `json:"sandbox,omitempty"`
 
 	maxChars int
+}
+
+// MarshalJSON renders Err as its message, "error".
+func (r StartResult) MarshalJSON() ([]byte, error) {
+	type plain StartResult
+	return json.Marshal(struct {
+		plain
+		Error string `json:"error,omitempty"`
+	}{plain(r), errText(r.Err)})
 }
 
 // Text returns what the model reads:
@@ -49,12 +60,12 @@ type StartResult struct {
 // sandboxed job adds a last line such as
 // "[sandbox: workspace-write, network none]".
 func (r *StartResult) Text() string {
-	if r.Error != "" {
-		return capText(r.Error, r.maxChars)
+	if r.Err != nil {
+		return capText(r.Err.Error(), r.maxChars)
 	}
 	s := "Started background command: " + textfmt.PyRepr(r.Command) + "\nID: " + r.ID
 	if r.Sandbox != nil {
-		s += "\n" + sandboxLine(r.Sandbox)
+		s += "\n" + sandboxLine(r.Sandbox, "")
 	}
 	return capText(s, r.maxChars)
 }
@@ -66,9 +77,10 @@ type JobResult struct {
 	// Command is the job's command; empty for an unknown ID.
 	Command string `json:"command,omitempty"`
 	// Status is StatusRunning or StatusFinished; empty for an unknown ID.
-	Status string `json:"status,omitempty"`
+	Status Status `json:"status,omitempty"`
 	// ExitCode is the command's exit status (128+N for signal N) once
-	// known.
+	// known; nil while it runs, when it is unknown and when no job was
+	// reported (Err).
 	ExitCode *int `json:"exit_code"`
 	// Signal names the signal that ended the command, e.g. "SIGTERM".
 	Signal string `json:"signal,omitempty"`
@@ -97,13 +109,28 @@ type JobResult struct {
 	SupervisorLost bool `json:"supervisor_lost,omitempty"`
 	// Dir is the job's state directory.
 	Dir string `json:"dir,omitempty"`
-	// Sandbox is what the sandbox enforces for the job; nil when it runs
+	// Sandbox is what the Confiner enforces for the job, with what the
+	// workspace check after the job quarantined; nil when it runs
 	// unconfined. Text does not show it.
-	Sandbox *sandbox.Report `json:"sandbox,omitempty"`
-	// Error, when set, is the whole message for the model (unknown ID).
-	Error string `json:"error,omitempty"`
+	Sandbox *shellcap.Enforcement `json:"sandbox,omitempty"`
+	// QuarantineError says what the workspace check after the job could
+	// not do, when it failed.
+	QuarantineError string `json:"quarantine_error,omitempty"`
+	// Err, when set, is why there is no job to report (ErrUnknownID, or
+	// shellcap.ErrTimeoutRange for a Wait timeout out of range); Text is
+	// its message. JSON carries it as "error".
+	Err error `json:"-"`
 
 	maxChars int
+}
+
+// MarshalJSON renders Err as its message, "error".
+func (r JobResult) MarshalJSON() ([]byte, error) {
+	type plain JobResult
+	return json.Marshal(struct {
+		plain
+		Error string `json:"error,omitempty"`
+	}{plain(r), errText(r.Err)})
 }
 
 // Text returns what the model reads. Check and Wait: the labelled output
@@ -112,8 +139,8 @@ type JobResult struct {
 // "\n[stopped]", then "\n[exit code: N]" when known. The status lines come
 // last, so the character cap (which keeps the end) keeps them.
 func (r *JobResult) Text() string {
-	if r.Error != "" {
-		return capText(r.Error, r.maxChars)
+	if r.Err != nil {
+		return capText(r.Err.Error(), r.maxChars)
 	}
 	var b strings.Builder
 	b.WriteString(r.sections())
@@ -126,7 +153,7 @@ func (r *JobResult) Text() string {
 	if r.Stopped {
 		b.WriteString("\n[stopped]")
 	} else {
-		b.WriteString("\n[status: " + r.Status + "]")
+		b.WriteString("\n[status: " + string(r.Status) + "]")
 	}
 	if r.ExitCode != nil {
 		b.WriteString("\n[exit code: " + strconv.Itoa(*r.ExitCode) + "]")
@@ -162,16 +189,27 @@ type InputResult struct {
 	Bytes int `json:"bytes"`
 	// EOF reports that the job's stdin was closed after them.
 	EOF bool `json:"eof,omitempty"`
-	// Error, when set, is the whole message for the model.
-	Error string `json:"error,omitempty"`
+	// Err, when set, is why the input was not (all) written: ErrUnknownID,
+	// ErrNoStdin, ErrJobFinished, ErrStdinClosed or ErrInputTimeout; Text
+	// is its message. JSON carries it as "error".
+	Err error `json:"-"`
 
 	maxChars int
 }
 
+// MarshalJSON renders Err as its message, "error".
+func (r InputResult) MarshalJSON() ([]byte, error) {
+	type plain InputResult
+	return json.Marshal(struct {
+		plain
+		Error string `json:"error,omitempty"`
+	}{plain(r), errText(r.Err)})
+}
+
 // Text returns what the model reads.
 func (r *InputResult) Text() string {
-	if r.Error != "" {
-		return capText(r.Error, r.maxChars)
+	if r.Err != nil {
+		return capText(r.Err.Error(), r.maxChars)
 	}
 	s := fmt.Sprintf("Wrote %d bytes to the stdin of command %s.", r.Bytes, r.ID)
 	if r.EOF {
@@ -180,12 +218,12 @@ func (r *InputResult) Text() string {
 	return s
 }
 
-// JobInfo describes one job in a List.
-type JobInfo struct {
+// ListEntry describes one job in a List.
+type ListEntry struct {
 	ID      string `json:"id"`
 	Command string `json:"command"`
 	// Status is StatusRunning or StatusFinished.
-	Status string `json:"status"`
+	Status Status `json:"status"`
 	// ExitCode is the command's exit status once known.
 	ExitCode *int `json:"exit_code"`
 	// PID is the command's shell, which leads the job's process group.
@@ -198,13 +236,13 @@ type JobInfo struct {
 	// AgeMS is Age in milliseconds, for JSON.
 	AgeMS int64 `json:"age_ms"`
 	// Sandbox is what confines the job, nil when nothing does.
-	Sandbox *sandbox.Report `json:"sandbox,omitempty"`
+	Sandbox *shellcap.Enforcement `json:"sandbox,omitempty"`
 }
 
 // ListResult lists the workspace's jobs, oldest first.
 type ListResult struct {
 	// Jobs lists the jobs, oldest first.
-	Jobs []JobInfo `json:"jobs"`
+	Jobs []ListEntry `json:"jobs"`
 
 	maxChars int
 }
@@ -220,7 +258,7 @@ func (r *ListResult) Text() string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		state := j.Status
+		state := string(j.Status)
 		if j.ExitCode != nil {
 			state += " (exit code " + strconv.Itoa(*j.ExitCode) + ")"
 		}

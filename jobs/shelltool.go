@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shellcap/shellcap/internal/core"
 	"github.com/shellcap/shellcap/internal/textfmt"
 )
 
@@ -38,7 +39,8 @@ type ShellRequest struct {
 	// Mode is Foreground (the zero value) or Background.
 	Mode ShellMode
 	// Timeout is how long a Foreground call waits; the command keeps
-	// running after it. Zero means 30 s; it must be at most 270 s.
+	// running after it. Zero means the Shell's DefaultTimeout; it must be
+	// at most the Shell's MaxTimeout and at most 270 s (MaxShellTimeout).
 	Timeout time.Duration
 	// OnEvent, when set, receives events while a Foreground call waits
 	// (and the Started event in Background mode). It is called from the
@@ -97,11 +99,23 @@ type ShellResult struct {
 	Finished bool `json:"finished"`
 	// ExitCode is the command's exit status once known.
 	ExitCode *int `json:"exit_code"`
-	// Error, when set, is the whole message for the model.
-	Error string `json:"error,omitempty"`
+	// Err, when set, is why the command was not started: a refusal of the
+	// Shell (errors.Is with shellcap.ErrDenied, shellcap.ErrTimeoutRange,
+	// ...) or ErrBadMode, ErrTooManyJobs; Text is its message. JSON
+	// carries it as "error".
+	Err error `json:"-"`
 
 	foreground bool
 	maxChars   int
+}
+
+// MarshalJSON renders Err as its message, "error".
+func (r ShellResult) MarshalJSON() ([]byte, error) {
+	type plain ShellResult
+	return json.Marshal(struct {
+		plain
+		Error string `json:"error,omitempty"`
+	}{plain(r), errText(r.Err)})
 }
 
 // Text returns what the model reads: in Foreground mode the log's end
@@ -113,8 +127,8 @@ type ShellResult struct {
 //	Status: <dir>/status.json
 //	<raw status JSON>
 func (r *ShellResult) Text() string {
-	if r.Error != "" {
-		return capText(r.Error, r.maxChars)
+	if r.Err != nil {
+		return capText(r.Err.Error(), r.maxChars)
 	}
 	var b strings.Builder
 	if r.foreground {
@@ -131,6 +145,21 @@ func (r *ShellResult) Text() string {
 	return capText(b.String(), r.maxChars)
 }
 
+// shellTimeouts are the default and the longest wait of a Foreground
+// Shell call: the Shell's DefaultTimeout and MaxTimeout, within
+// MaxShellTimeout (pydantic-ai-harness's bound on a foreground wait).
+func shellTimeouts(st core.Settings) (def, max time.Duration) {
+	max = MaxShellTimeout
+	if st.MaxTimeout > 0 {
+		max = min(max, st.MaxTimeout)
+	}
+	def = DefaultShellTimeout
+	if st.DefaultTimeout > 0 {
+		def = st.DefaultTimeout
+	}
+	return min(def, max), max
+}
+
 // Shell runs a command the way pydantic-ai-harness's persistent `shell`
 // tool does: as a job with one combined log that keeps running after the
 // call. Foreground waits up to the timeout (at most 270 s) and returns the
@@ -139,16 +168,15 @@ func (r *ShellResult) Text() string {
 // removed, and ctx's error is returned.
 func (m *Manager) Shell(ctx context.Context, req ShellRequest) (*ShellResult, error) {
 	res := &ShellResult{Command: req.Command, maxChars: m.opts.MaxOutputChars}
-	timeout := req.Timeout
-	switch {
-	case req.Mode != Foreground && req.Mode != Background && req.Mode != "":
-		res.Error = "[Error: mode must be 'foreground' or 'background' (got " + textfmt.PyRepr(string(req.Mode)) + ")]"
+	if req.Mode != Foreground && req.Mode != Background && req.Mode != "" {
+		res.Err = refusal(ErrBadMode, "[Error: mode must be 'foreground' or 'background' (got "+textfmt.PyRepr(string(req.Mode))+")]")
 		return res, nil
-	case timeout == 0:
-		timeout = DefaultShellTimeout
-	case timeout < 0 || timeout > MaxShellTimeout:
-		res.Error = "[Error: the timeout must be greater than zero and at most " + textfmt.FormatSeconds(MaxShellTimeout) +
-			" (got " + textfmt.FormatSeconds(timeout) + ")]"
+	}
+	c := core.Of(m.sh)
+	def, maxWait := shellTimeouts(c.Settings)
+	timeout, err := c.Timeout(req.Timeout, def, maxWait)
+	if err != nil {
+		res.Err = err
 		return res, nil
 	}
 	res.foreground = req.Mode != Background
@@ -157,7 +185,7 @@ func (m *Manager) Shell(ctx context.Context, req ShellRequest) (*ShellResult, er
 		return nil, err
 	}
 	if out.job == nil {
-		res.Error = out.refusal
+		res.Err = out.refusal
 		return res, nil
 	}
 	j := out.job
@@ -174,7 +202,7 @@ func (m *Manager) Shell(ctx context.Context, req ShellRequest) (*ShellResult, er
 	if res.foreground {
 		st, err = m.follow(ctx, j, timeout, func(text string) { emit(ShellEvent{Kind: ShellOutput, Text: text}) })
 		if ctx.Err() != nil {
-			_, _ = m.Stop(context.WithoutCancel(ctx), j.id, false)
+			_, _ = m.Stop(context.WithoutCancel(ctx), StopRequest{ID: j.id})
 			return nil, ctx.Err()
 		}
 		if err != nil {

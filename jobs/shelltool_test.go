@@ -64,7 +64,7 @@ func TestShellForeground(t *testing.T) {
 	if _, err := os.Stat(res.OutputPath); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Stop(ctxFor(t), res.ID, false); err != nil {
+	if _, err := m.Stop(ctxFor(t), jobs.StopRequest{ID: res.ID}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -87,7 +87,7 @@ func TestShellTruncatesAtALineBoundary(t *testing.T) {
 	if !strings.HasPrefix(rest, fmt.Sprint(lineAt(res.OmittedBytes))+"\n") || !strings.Contains(rest, "19999\n20000\nPID: ") {
 		t.Fatalf("shown part starts %q", rest[:20])
 	}
-	if _, err := m.Stop(ctxFor(t), res.ID, false); err != nil {
+	if _, err := m.Stop(ctxFor(t), jobs.StopRequest{ID: res.ID}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -117,7 +117,7 @@ func TestShellBackgroundAndForegroundTimeout(t *testing.T) {
 	}
 	// Both keep running after the call.
 	for _, id := range []string{bg.ID, fg.ID} {
-		c, err := m.Check(ctx, id, false)
+		c, err := m.Check(ctx, jobs.CheckRequest{ID: id})
 		if err != nil || c.Status != jobs.StatusRunning {
 			t.Fatalf("Check %s = %q, %v", id, c.Text(), err)
 		}
@@ -128,7 +128,7 @@ func TestShellBackgroundAndForegroundTimeout(t *testing.T) {
 		{Command: "true", Mode: "sideways"},
 	} {
 		res, err := m.Shell(ctx, bad)
-		if err != nil || res.Error == "" || res.ID != "" {
+		if err != nil || res.Err == nil || res.ID != "" {
 			t.Errorf("Shell(%+v) = %q, %v", bad, res.Text(), err)
 		}
 	}
@@ -141,7 +141,7 @@ func TestShellCancelStopsTheJob(t *testing.T) {
 	go func() {
 		id := <-started
 		for {
-			if c, _ := m.Check(context.Background(), id, false); c != nil && strings.Contains(c.Output, "up") {
+			if c, _ := m.Check(context.Background(), jobs.CheckRequest{ID: id}); c != nil && strings.Contains(c.Output, "up") {
 				cancel()
 				return
 			}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/shellcap/shellcap/sandbox"
+	"github.com/shellcap/shellcap"
 )
 
 // Files in a job directory.
@@ -17,6 +17,7 @@ const (
 	outputName = "output.log" // combined stdout and stderr (Shell jobs)
 	stdinName  = "stdin"      // FIFO for jobs started with Stdin
 	seenName   = "seen.json"  // log offsets already shown to the model
+	stopName   = "stop.json"  // the grace a Stop asks for (see writeStopRequest)
 )
 
 // The states a job can be in.
@@ -58,15 +59,23 @@ type status struct {
 	Stopped   bool  `json:"stopped,omitempty"`
 	TimedOut  bool  `json:"timed_out,omitempty"`
 	TimeoutMS int64 `json:"timeout_ms,omitempty"`
+	// KillGraceMS is the grace between SIGTERM and SIGKILL the supervisor
+	// gives the command when it stops it: the starting Manager's
+	// Options.KillGrace, then, once a Stop stopped it, the stopping
+	// Manager's.
+	KillGraceMS int64 `json:"kill_grace_ms,omitempty"`
 	// SupervisorLost reports a job whose supervisor died before the
 	// command ended; its exit code is unknown.
 	SupervisorLost bool `json:"supervisor_lost,omitempty"`
 	StdinClosed    bool `json:"stdin_closed,omitempty"`
 
-	// Sandbox is what the sandbox enforces for a confined job (profile,
-	// network, layers, downgrades); nil for a job that runs unconfined. The
-	// command's PID is then the sandbox's PID 1 as the host sees it.
-	Sandbox *sandbox.Report `json:"sandbox,omitempty"`
+	// Sandbox is what the Confiner enforces for a confined job (profile,
+	// network, layers, downgrades, and what the check after the job
+	// quarantined); nil for a job that runs unconfined. With package
+	// sandbox's Confiner the command's PID is the sandbox's PID 1 as the
+	// host sees it. QuarantineError says what that check could not do.
+	Sandbox         *shellcap.Enforcement `json:"sandbox,omitempty"`
+	QuarantineError string                `json:"quarantine_error,omitempty"`
 
 	// Bytes written to each log, and the oldest of them dropped to keep the
 	// log within MaxLogBytes.

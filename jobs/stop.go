@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"encoding/json"
 	"syscall"
 	"time"
 )
@@ -18,6 +19,7 @@ const supervisorStopSlack = 30 * time.Second
 // process.
 func (m *Manager) kill(dir string, st *status) {
 	if sup := pin(st.SupervisorPID, st.SupervisorStartTicks, 0); sup != nil {
+		writeStopRequest(m.key, dir, m.opts.KillGrace)
 		if sup.signal(syscall.SIGTERM) == nil {
 			m.waitRecorded(sup, dir, m.opts.KillGrace+supervisorStopSlack)
 		}
@@ -77,4 +79,50 @@ func killCommand(st *status, grace time.Duration) {
 	}
 	_ = killPID(-st.PGID, syscall.SIGKILL)
 	leader.waitExit(5 * time.Second)
+}
+
+// stopRequest is what a Stop asks of the supervisor: this Manager's grace
+// (`shellcap stop --kill-grace 200ms` stops a job that `shellcap start`
+// started with the default).
+type stopRequest struct {
+	GraceMS int64 `json:"grace_ms"`
+}
+
+// maxStopGrace bounds the grace a stop request may ask for.
+const maxStopGrace = time.Hour
+
+// writeStopRequest records, signed, the grace a Stop asks for, before it
+// signals the supervisor. It is best effort: without it the supervisor
+// uses the starting Manager's grace.
+func writeStopRequest(key recordKey, dir string, grace time.Duration) {
+	data, _ := json.Marshal(stopRequest{GraceMS: grace.Milliseconds()})
+	d, err := openJobDir(dir)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	_ = d.WriteFileAtomic(stopName, key.sign(dir, data), 0o600)
+}
+
+// readStopRequest returns the grace a Stop asked for, if a valid signed
+// request is there.
+func readStopRequest(key recordKey, dir string) (time.Duration, bool) {
+	d, err := openJobDir(dir)
+	if err != nil {
+		return 0, false
+	}
+	defer d.Close()
+	data, err := d.ReadFile(stopName, 4096)
+	if err != nil {
+		return 0, false
+	}
+	body, err := key.verify(dir, data)
+	if err != nil {
+		return 0, false
+	}
+	var r stopRequest
+	if json.Unmarshal(body, &r) != nil || r.GraceMS <= 0 || time.Duration(r.GraceMS)*time.Millisecond > maxStopGrace {
+		return 0, false
+	}
+	return time.Duration(r.GraceMS) * time.Millisecond, true
 }

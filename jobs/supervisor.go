@@ -14,9 +14,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/proc"
 	"github.com/shellcap/shellcap/internal/reexec"
-	"github.com/shellcap/shellcap/sandbox"
 )
 
 // supervisorEntry is the re-exec entry point that makes a binary linking
@@ -25,10 +25,13 @@ const supervisorEntry = "job-supervisor"
 
 // The supervisor's inherited descriptors: the spec arrives on one pipe,
 // the reply leaves on another. Secrets in the environment therefore never
-// appear in argv.
+// appear in argv. The descriptors a Confiner gave the command (a
+// sandbox's policy pipe) follow, from firstExtraFD, and reach the command
+// as 3, 4, ... in the same order, where the Confiner put them.
 const (
-	specFD  = 3
-	replyFD = 4
+	specFD       = 3
+	replyFD      = 4
+	firstExtraFD = 5
 )
 
 // Drain bounds after the command exited: processes that escaped its
@@ -49,23 +52,34 @@ const (
 func init() { reexec.Register(supervisorEntry, superviseMain) }
 
 // spec is what the host tells the supervisor, over the spec pipe.
+// It is all data: the command arrives prepared and already confined (see
+// confine.go), and the supervisor starts exactly that.
 type spec struct {
 	ID  string `json:"id"`
 	Dir string `json:"dir"` // the job directory
 	// Key signs the status files (see recordKey).
-	Key         recordKey `json:"key"`
-	Command     string    `json:"command"`
-	Path        string    `json:"path"`
-	Args        []string  `json:"args"`
-	Workdir     string    `json:"workdir"`
-	Env         []string  `json:"env"`
-	Combined    bool      `json:"combined"`
-	Stdin       bool      `json:"stdin"`
-	MaxLogBytes int64     `json:"max_log_bytes"`
-	GraceMS     int64     `json:"grace_ms"`
-	TimeoutMS   int64     `json:"timeout_ms"`
-	// Sandbox, when set, confines the command (its Workspace filled in).
-	Sandbox *sandbox.Config `json:"sandbox,omitempty"`
+	Key     recordKey `json:"key"`
+	Command string    `json:"command"`
+	// The process to start, as the Confiner left it (or as the Shell
+	// prepared it, unconfined).
+	Path    string    `json:"path"`
+	Args    []string  `json:"args"`
+	Workdir string    `json:"workdir"`
+	Env     []string  `json:"env"`
+	Attr    *procAttr `json:"attr,omitempty"` // nil: a new session
+	// ExtraFiles counts the descriptors inherited from firstExtraFD on,
+	// which the command gets as 3, 4, ...
+	ExtraFiles int `json:"extra_files,omitempty"`
+	// Sandbox is what the Confiner enforces; nil unconfined.
+	Sandbox *shellcap.Enforcement `json:"sandbox,omitempty"`
+	// Companion, when set, is the process to run beside the job
+	// (JobConfiner); its descriptors follow the command's.
+	Companion   *companionSpec `json:"companion,omitempty"`
+	Combined    bool           `json:"combined"`
+	Stdin       bool           `json:"stdin"`
+	MaxLogBytes int64          `json:"max_log_bytes"`
+	GraceMS     int64          `json:"grace_ms"`
+	TimeoutMS   int64          `json:"timeout_ms"`
 }
 
 // reply is the supervisor's answer once the command started (or failed to).
@@ -85,6 +99,9 @@ func superviseMain() int {
 	// host would wait for the reply pipe to close until the command ends.
 	syscall.CloseOnExec(specFD)
 	syscall.CloseOnExec(replyFD)
+	for fd := firstExtraFD; fd < firstExtraFD+maxExtraFiles; fd++ {
+		closeOnExec(fd) // passed on explicitly, if the spec says so
+	}
 	specFile := os.NewFile(specFD, "spec")
 	replyFile := os.NewFile(replyFD, "reply")
 	if specFile == nil || replyFile == nil {
@@ -93,7 +110,8 @@ func superviseMain() int {
 	var sp spec
 	err := json.NewDecoder(io.LimitReader(specFile, 64<<20)).Decode(&sp)
 	specFile.Close()
-	if err == nil && (!validID(sp.ID) || sp.Dir == "" || len(sp.Key) != keyLen) {
+	if err == nil && (!validID(sp.ID) || sp.Dir == "" || len(sp.Key) != keyLen || sp.ExtraFiles < 0 ||
+		(sp.Companion != nil && sp.Companion.ExtraFiles < 0) || sp.ExtraFiles+companionFiles(sp.Companion) > maxExtraFiles) {
 		err = errors.New("bad spec")
 	}
 	if err != nil {
@@ -131,14 +149,19 @@ type supervisor struct {
 
 func (s *supervisor) run(replyFile *os.File) error {
 	cmd, pipes, stdin, err := s.prepare()
-	var confined *sandbox.Report
-	var guard *sandbox.Guard
-	if err == nil && s.sp.Sandbox != nil {
-		// What exists before the job is the host's; what git or an agent
-		// would obey that the job makes is quarantined when it ends.
-		if guard, err = sandbox.NewGuard(*s.sp.Sandbox); err != nil {
-			err = fmt.Errorf("cannot confine the job: %w", err)
-		} else if confined, err = confine(cmd, *s.sp.Sandbox); err != nil {
+	var comp *companion
+	if err == nil && s.sp.Companion != nil {
+		// E.g. what exists before the job is the host's; what git or an
+		// agent would obey that the job makes is quarantined when it ends.
+		var files []*os.File
+		for i := range s.sp.Companion.ExtraFiles {
+			files = append(files, os.NewFile(uintptr(firstExtraFD+s.sp.ExtraFiles+i), "companion"))
+		}
+		comp, err = startCompanion(s.sp.Companion, files)
+		for _, f := range files {
+			_ = f.Close() // the companion has its copies
+		}
+		if err != nil {
 			err = fmt.Errorf("cannot confine the job: %w", err)
 		}
 	}
@@ -146,10 +169,11 @@ func (s *supervisor) run(replyFile *os.File) error {
 		err = cmd.Start()
 	}
 	closeFiles(cmd.Stdin, cmd.Stdout, cmd.Stderr)
-	closeExtraFiles(cmd) // the sandbox's policy pipe: the helper has its copy
+	closeExtraFiles(cmd) // e.g. a sandbox's policy pipe: the command has its copy
 	if err != nil {
 		closeFiles(pipes[0], pipes[1], stdin.fifo, stdin.w)
 		s.closeLogs()
+		comp.finish()
 		_ = sendReply(replyFile, reply{Error: err.Error()})
 		return err
 	}
@@ -170,7 +194,8 @@ func (s *supervisor) run(replyFile *os.File) error {
 		StartTicks:           info.StartTicks,
 		StartedAt:            time.Now().UTC(),
 		TimeoutMS:            s.sp.TimeoutMS,
-		Sandbox:              confined,
+		KillGraceMS:          s.sp.GraceMS,
+		Sandbox:              s.sp.Sandbox,
 	}
 	if err := writeStatus(s.sp.Key, s.sp.Dir, s.st); err != nil {
 		// Without a status file nobody can find the job: undo.
@@ -213,11 +238,17 @@ func (s *supervisor) run(replyFile *os.File) error {
 	case <-exited:
 	case <-s.stop:
 		stopped = true
+		if g, ok := readStopRequest(s.sp.Key, s.sp.Dir); ok {
+			grace = g
+			s.mu.Lock()
+			s.st.KillGraceMS = g.Milliseconds()
+			s.mu.Unlock()
+		}
 	case <-timeout:
 		timedOut = true
 	}
 	if stopped || timedOut {
-		if s.sp.Sandbox != nil {
+		if s.sp.Attr.newPIDNamespace() {
 			helperReady(pid, grace)
 		}
 		proc.Terminate(pid, grace, exited)
@@ -245,13 +276,15 @@ func (s *supervisor) run(replyFile *os.File) error {
 		removeJobFile(s.sp.Dir, stdinName)
 	}
 	s.closeLogs()
-	if guard != nil {
-		q, err := guard.AfterCommand()
+	if comp != nil {
+		q, qerr := comp.finish()
 		s.mu.Lock()
-		confined.Quarantined = q
-		if err != nil {
-			confined.QuarantineError = err.Error()
+		if len(q) > 0 {
+			e := *s.st.Sandbox
+			e.Quarantined = q
+			s.st.Sandbox = &e
 		}
+		s.st.QuarantineError = qerr
 		s.mu.Unlock()
 	}
 	return s.finish(cmd.ProcessState, stopped, timedOut)
@@ -273,6 +306,16 @@ func (s *supervisor) prepare() (*exec.Cmd, [2]*os.File, stdinPipe, error) {
 		Dir:         s.sp.Workdir,
 		Env:         s.sp.Env,
 		SysProcAttr: sessionAttr(),
+	}
+	if s.sp.Attr != nil {
+		cmd.SysProcAttr = s.sp.Attr.sys()
+	}
+	for i := range s.sp.ExtraFiles {
+		f := os.NewFile(uintptr(firstExtraFD+i), "confiner")
+		if f == nil {
+			return cmd, pipes, in, errors.New("a descriptor of the confined command is missing")
+		}
+		cmd.ExtraFiles = append(cmd.ExtraFiles, f)
 	}
 	dir, err := openJobDir(s.sp.Dir)
 	if err != nil {
@@ -403,7 +446,7 @@ func (s *supervisor) finish(state *os.ProcessState, stopped, timedOut bool) erro
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	code, sig := exitStatus(state)
+	code, sig := proc.ExitStatus(state)
 	now := time.Now().UTC()
 	s.st.State = stateFinished
 	s.st.FinishedAt = &now
@@ -423,4 +466,12 @@ func closeFiles(files ...any) {
 			_ = c.Close()
 		}
 	}
+}
+
+// companionFiles counts the descriptors of a companion; 0 without one.
+func companionFiles(c *companionSpec) int {
+	if c == nil {
+		return 0
+	}
+	return c.ExtraFiles
 }

@@ -13,11 +13,10 @@ const supported = false
 
 var errUnsupported = errors.New("jobs: not supported on this platform")
 
-func punchHole(f *os.File, off, length int64) error   { return errUnsupported }
-func exitStatus(state *os.ProcessState) (int, string) { return state.ExitCode(), "" }
-func reapChild(pid int) bool                          { return true }
-func alive(pid int, ticks uint64) bool                { return false }
-func hasChild(pid int) bool                           { return true }
+func punchHole(f *os.File, off, length int64) error { return errUnsupported }
+func reapChild(pid int) bool                        { return true }
+func alive(pid int, ticks uint64) bool              { return false }
+func hasChild(pid int) bool                         { return true }
 
 func sessionAttr() *syscall.SysProcAttr           { return nil }
 func killPID(pid int, sig syscall.Signal) error   { return errUnsupported }
@@ -40,3 +39,5 @@ func (p *pinned) close()                          {}
 
 func ownedPrivate(fi os.FileInfo, deny os.FileMode) error { return errUnsupported }
 func writableDir(dir string) bool                         { return false }
+
+func closeOnExec(fd int) {}

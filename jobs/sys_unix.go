@@ -62,10 +62,6 @@ func openStdinFIFO(path string) (*os.File, error) {
 func lockFIFO(f *os.File) error   { return unix.Flock(int(f.Fd()), unix.LOCK_EX) }
 func unlockFIFO(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }
 
-// exitStatus turns a wait status into an exit code (128+N for signal N)
-// and the signal's name.
-func exitStatus(state *os.ProcessState) (int, string) { return proc.ExitStatus(state) }
-
 // reapChild reaps child pid if it has exited, without blocking.
 func reapChild(pid int) bool {
 	for {
@@ -105,3 +101,6 @@ func ownedPrivate(fi os.FileInfo, deny os.FileMode) error {
 
 // writableDir reports whether this process may create files in dir.
 func writableDir(dir string) bool { return unix.Access(dir, unix.W_OK) == nil }
+
+// closeOnExec marks descriptor fd close-on-exec, if it is open.
+func closeOnExec(fd int) { syscall.CloseOnExec(fd) }

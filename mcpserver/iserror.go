@@ -28,24 +28,15 @@ func resultError(res any) error {
 	case bashResult:
 		return r.res.Err
 	case *jobs.StartResult:
-		return message(r.Error)
+		return r.Err
 	case *jobs.JobResult:
-		return message(r.Error)
+		return r.Err
 	case *jobs.InputResult:
-		return message(r.Error)
+		return r.Err
 	case *jobs.ShellResult:
-		return message(r.Error)
+		return r.Err
 	}
 	return nil
-}
-
-// message is a job result's error text as an error.
-// TODO(merge): jobs results carry Err error; then resultError returns it.
-func message(s string) error {
-	if s == "" {
-		return nil
-	}
-	return errors.New(s)
 }
 
 // toolResult is every tool result the server sends: the content, the

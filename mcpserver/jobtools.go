@@ -151,7 +151,7 @@ func (s *Server) checkCommand(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if bad != nil {
 		return bad, nil
 	}
-	res, err := s.opts.Jobs.Check(ctx, id, args.NewOnly)
+	res, err := s.opts.Jobs.Check(ctx, jobs.CheckRequest{ID: id, NewOnly: args.NewOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +197,7 @@ func (s *Server) sendInput(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if args.Text == nil {
 		return toolError(`missing required argument "text"`), nil
 	}
-	res, err := s.opts.Jobs.Input(ctx, id, *args.Text, args.EOF)
+	res, err := s.opts.Jobs.Input(ctx, jobs.InputRequest{ID: id, Text: *args.Text, EOF: args.EOF})
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func (s *Server) stopCommand(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if bad != nil {
 		return bad, nil
 	}
-	res, err := s.opts.Jobs.Stop(ctx, id, false)
+	res, err := s.opts.Jobs.Stop(ctx, jobs.StopRequest{ID: id})
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +232,7 @@ func (s *Server) listCommands(ctx context.Context, req *mcp.CallToolRequest) (*m
 	sc := s.scopeOf(ctx, req.Session)
 	if !sc.all {
 		mine := *res
-		mine.Jobs = []jobs.JobInfo{}
+		mine.Jobs = []jobs.ListEntry{}
 		s.mu.Lock()
 		for _, j := range res.Jobs {
 			if sc.jobs[j.ID] {

@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellcap/shellcap"
-	"github.com/shellcap/shellcap/sandbox"
 )
 
 type runCommandArgs struct {
@@ -90,12 +89,12 @@ func (s *Server) runOrPromote(ctx context.Context, r shellcap.Request, approval 
 
 // promoted is the structured result of a command that became a job.
 type promoted struct {
-	Command  string          `json:"command"`
-	Promoted bool            `json:"promoted"`
-	ID       string          `json:"id"`
-	Stdout   string          `json:"stdout"`
-	Stderr   string          `json:"stderr"`
-	Sandbox  *sandbox.Report `json:"sandbox,omitempty"`
+	Command  string                `json:"command"`
+	Promoted bool                  `json:"promoted"`
+	ID       string                `json:"id"`
+	Stdout   string                `json:"stdout"`
+	Stderr   string                `json:"stderr"`
+	Sandbox  *shellcap.Enforcement `json:"sandbox,omitempty"`
 }
 
 // commandResult renders a shellcap result as a tool result: the model text

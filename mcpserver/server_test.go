@@ -100,7 +100,7 @@ func newSharedServer(t *testing.T, opts shellcap.Options, sopts *mcpserver.Optio
 			// Stop whatever a failed test left running, then close.
 			if list, err := m.List(context.Background()); err == nil {
 				for _, j := range list.Jobs {
-					m.Stop(context.Background(), j.ID, false)
+					m.Stop(context.Background(), jobs.StopRequest{ID: j.ID})
 				}
 			}
 			m.Close()

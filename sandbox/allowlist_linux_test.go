@@ -417,10 +417,10 @@ func TestAllowlistWrap(t *testing.T) {
 	requireSandbox(t)
 	w := newNetWorld(t)
 	ws := t.TempDir()
-	wrap := func(cfg Config) (*Report, error) {
+	wrap := func(cfg Config) (*report, error) {
 		cmd := exec.Command("/bin/true")
 		cmd.Dir = ws
-		rep, err := Wrap(cmd, cfg)
+		rep, err := wrapCmd(cmd, cfg)
 		closeExtra(cmd)
 		return rep, err
 	}
@@ -471,7 +471,7 @@ func TestAllowlistHelperFails(t *testing.T) {
 	mustWrite(t, ws+"/f", "x", 0o644)
 	cmd := exec.Command("/bin/true")
 	cmd.Dir = ws
-	if _, err := Wrap(cmd, w.config(ws, "example.com:443")); err != nil {
+	if _, err := wrapCmd(cmd, w.config(ws, "example.com:443")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.RemoveAll(ws); err != nil {

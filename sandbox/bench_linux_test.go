@@ -16,7 +16,7 @@ func runTrue(tb testing.TB, ws string, sandboxed bool) {
 	cmd.Env = baseEnv(ws)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if sandboxed {
-		if _, err := Wrap(cmd, Config{Workspace: ws}); err != nil {
+		if _, err := wrapCmd(cmd, Config{Workspace: ws}); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -466,11 +466,11 @@ func TestWorkspaceOwnership(t *testing.T) {
 
 // wrapReport wraps a command that is never started and returns the
 // report.
-func wrapReport(t *testing.T, cfg Config) *Report {
+func wrapReport(t *testing.T, cfg Config) *report {
 	t.Helper()
 	cmd := exec.Command("/bin/true")
 	cmd.Dir = cfg.Workspace
-	rep, err := Wrap(cmd, cfg)
+	rep, err := wrapCmd(cmd, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -534,7 +534,7 @@ func TestTmpSize(t *testing.T) {
 		t.Errorf("the report does not state the size:\n%s", rep.Text())
 	}
 	for _, bad := range []Config{{Workspace: ws, TmpSize: 1}, {Workspace: ws, ProcessLimit: 3}, {Workspace: ws, ProxyMaxConns: -1}} {
-		if _, err := Wrap(exec.Command("/bin/true"), bad); err == nil {
+		if _, err := wrapCmd(exec.Command("/bin/true"), bad); err == nil {
 			t.Errorf("Wrap accepted %+v", bad)
 		}
 	}
@@ -678,7 +678,7 @@ func TestIdentityFailsClosed(t *testing.T) {
 	cfg := Config{Workspace: t.TempDir(), ExtraReadable: []string{"/sys/kernel"}}
 	cmd := exec.Command("/bin/true")
 	cmd.Dir = cfg.Workspace
-	if _, err := Wrap(cmd, cfg); !errors.Is(err, ErrDegraded) || !strings.Contains(err.Error(), "/sys/kernel") {
+	if _, err := wrapCmd(cmd, cfg); !errors.Is(err, ErrDegraded) || !strings.Contains(err.Error(), "/sys/kernel") {
 		t.Fatalf("Wrap with an extra root on sysfs: %v", err)
 	}
 	cfg.AllowDegraded = true

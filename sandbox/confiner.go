@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"os/exec"
-	"slices"
 
 	"github.com/shellcap/shellcap"
 )
@@ -21,31 +20,23 @@ func Confiner(cfg Config) shellcap.LaunchingConfiner { return confiner{cfg} }
 
 type confiner struct{ cfg Config }
 
-// ConfigOf returns the Config of a Confiner made by Confiner, so that what
-// starts commands outside the Shell (background jobs) can confine them
-// alike; ok is false for any other shellcap.Confiner. The slices are
-// copies.
-func ConfigOf(c shellcap.Confiner) (cfg Config, ok bool) {
-	cc, ok := c.(confiner)
-	if !ok {
-		return Config{}, false
-	}
-	cfg = cc.cfg
-	cfg.ExtraWritable = slices.Clone(cfg.ExtraWritable)
-	cfg.ExtraReadable = slices.Clone(cfg.ExtraReadable)
-	cfg.Rlimits = slices.Clone(cfg.Rlimits)
-	cfg.Allow = slices.Clone(cfg.Allow)
-	return cfg, true
-}
-
 func (c confiner) Confine(cmd *exec.Cmd, workspace string) (*shellcap.Enforcement, error) {
 	cfg := c.cfg
 	cfg.Workspace = workspace
-	rep, err := Wrap(cmd, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return rep.Enforcement(), nil
+	return Wrap(cmd, cfg)
+}
+
+// ConfineJob confines a background job's command (jobs.JobConfiner) as
+// Confine does, and returns the companion process the job's supervisor
+// runs beside the job, outside the sandbox: for the workspace-write
+// profile it quarantines, when the job has ended, what git or an agent on
+// the host would obey that the job created or changed; with a network
+// allowlist it serves the job's proxy. Both thereby outlive the host that
+// started the job. The companion is nil when the job needs neither.
+func (c confiner) ConfineJob(cmd *exec.Cmd, workspace string) (*shellcap.Enforcement, *exec.Cmd, error) {
+	cfg := c.cfg
+	cfg.Workspace = workspace
+	return confineJob(cmd, cfg)
 }
 
 func (c confiner) Launcher(workspace string) (shellcap.Launcher, error) {
@@ -55,17 +46,12 @@ func (c confiner) Launcher(workspace string) (shellcap.Launcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return shellLauncher{l}, nil
+	return l, nil
 }
 
-// shellLauncher adapts a Launcher to shellcap.Launcher.
-type shellLauncher struct{ *Launcher }
-
-func (l shellLauncher) Enforcement() *shellcap.Enforcement { return l.Report().Enforcement() }
-
-// Enforcement renders the report as what a shellcap.Result carries; nil
-// for a nil report.
-func (r *Report) Enforcement() *shellcap.Enforcement {
+// enforcement renders the report as what a shellcap.Result carries (the
+// one sandbox vocabulary of every result and JSON); nil for a nil report.
+func (r *report) enforcement() *shellcap.Enforcement {
 	if r == nil {
 		return nil
 	}

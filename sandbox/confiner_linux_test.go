@@ -105,8 +105,7 @@ func TestShellPersistCwdNeedsLauncher(t *testing.T) {
 type wrapOnly struct{}
 
 func (wrapOnly) Confine(cmd *exec.Cmd, workspace string) (*shellcap.Enforcement, error) {
-	rep, err := sandbox.Wrap(cmd, sandbox.Config{Workspace: workspace})
-	return rep.Enforcement(), err
+	return sandbox.Wrap(cmd, sandbox.Config{Workspace: workspace})
 }
 
 // TestShellSandboxLauncher runs commands concurrently through the Shell's

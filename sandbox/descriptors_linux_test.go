@@ -178,7 +178,7 @@ func startWithFD(t *testing.T, mode string, cfg Config, fl *os.File, grow string
 	if mode == viaHelper {
 		cmd := exec.Command("/bin/bash", "-c", strings.Replace(grow, "%d", "1", 1))
 		cmd.Dir, cmd.Env, cmd.Stdout = cfg.Workspace, baseEnv(cfg.Workspace), fl
-		if _, err := Wrap(cmd, cfg); err != nil {
+		if _, err := wrapCmd(cmd, cfg); err != nil {
 			return err
 		}
 		err := cmd.Start()

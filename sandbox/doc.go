@@ -1,7 +1,8 @@
 // Package sandbox confines a command that shellcap is about to start: it
 // rewrites a prepared exec.Cmd so that the command runs under a Linux
 // sandbox made of namespaces, private mounts, Landlock and seccomp, and
-// returns a Report of exactly what will be enforced.
+// returns the shellcap.Enforcement that says exactly what will be
+// enforced (the one sandbox vocabulary of every result and JSON).
 //
 // The rewritten command starts this very binary as a helper (an entry point
 // registered with internal/reexec and dispatched from this package's init,
@@ -12,19 +13,23 @@
 //
 // # Quick start
 //
-//	cmd, err := sh.Cmd("make test", "", nil) // or any prepared *exec.Cmd
-//	if err != nil { ... }
-//	rep, err := sandbox.Wrap(cmd, sandbox.Config{Workspace: "/src/project"})
+//	cmd := exec.Command("make", "test") // any prepared *exec.Cmd
+//	cmd.Dir = "/src/project"
+//	enf, err := sandbox.Wrap(cmd, sandbox.Config{Workspace: "/src/project"})
 //	if err != nil {
 //		// A layer is missing on this machine (errors.Is(err, sandbox.ErrDegraded)),
 //		// or the configuration is invalid. Nothing was started.
 //	}
-//	fmt.Print(rep.Text())
+//	fmt.Println(enf.Profile, enf.Layers, enf.Downgrades)
 //	err = cmd.Run()
+//
+// Most callers give a Shell the Confiner instead
+// (shellcap.Options{Sandbox: sandbox.Confiner(cfg)}): every Result, and
+// every background job of package jobs, then says what was enforced.
 //
 // sandbox.Doctor reports what the machine can enforce, and what a sandbox
 // with the default Config protects and how (`shellcap sandbox doctor`
-// prints it); every Report says the same for its command.
+// prints it); every Enforcement says the same for its command.
 //
 // # Launcher
 //
@@ -87,9 +92,10 @@
 //     AllowDegraded: run as the host's root, reported, with only a
 //     documented set hidden: shadow and gshadow files, sudoers, SSH host
 //     keys, /etc/ssl/private and the like, see hiddenRootFiles). The
-//     Report's Identity says which applies. ReadEverything keeps a root
-//     host's command the host's root (it asks to read what root may), and
-//     so without a process limit; the Report says both.
+//     layers (and `shellcap sandbox doctor`) say which applies.
+//     ReadEverything keeps a root host's command the host's root (it asks
+//     to read what root may), and so without a process limit; the
+//     downgrades say both.
 //   - Private mounts: every mount read-only (this also stops chmod, utime
 //     and xattr changes outside the writable roots), a fresh /proc of the
 //     new pid namespace (host processes are invisible: kill, ptrace and
@@ -200,8 +206,8 @@
 //
 // When a layer is unavailable (no user namespaces, no Landlock, no seccomp
 // for the architecture) Wrap refuses with an error wrapping ErrDegraded
-// that names it, unless Config.AllowDegraded is set; the Report then lists
-// every downgrade and whether another layer covers it. Without user
+// that names it, unless Config.AllowDegraded is set; the Enforcement then
+// lists every downgrade and whether another layer covers it. Without user
 // namespaces there are no private mounts and no protected paths: Landlock
 // and seccomp still confine writes, reads and the network.
 //
@@ -238,14 +244,16 @@
 // pointer file, a separate git directory, an agent configuration that did
 // not exist — cannot be made read-only before it exists. A Guard
 // (Launcher.AfterCommand for launched commands; NewGuard for commands
-// Wrap starts, which jobs use) closes the gap on the host: when a command,
+// Wrap starts; for background jobs, a guard process of this binary that
+// the job's supervisor runs beside the job, see the Confiner's ConfineJob)
+// closes the gap on the host: when a command,
 // a session step or a job ends, it walks the workspace again and moves
 // every such name that appeared or changed since it last trusted the
 // workspace into .shellcap/quarantine/<time>/, keeping its relative path
 // (the sandbox hides .shellcap; outside the workspace, or on another
 // filesystem, the name is renamed in place to one nothing reads), and the
 // result names it (Result.Sandbox.Quarantined and a note; for jobs, the
-// Report). What exists before the first command is the host's; what
+// job's Enforcement.Quarantined). What exists before the first command is the host's; what
 // changes between commands is the host's too when no sandboxed process
 // was alive since the last check, and is quarantined before the next
 // command otherwise (a process left running, a session's shell).

@@ -28,24 +28,33 @@ var errNoHandoff = errors.New("sandbox: the helper sent no proxy listener")
 // that waits on the host's end. It returns the helper's end, for
 // cmd.ExtraFiles.
 func startProxy(rules allowlist, limits proxyLimits) (*os.File, error) {
+	host, child, err := proxySocket()
+	if err != nil {
+		return nil, err
+	}
+	p := newProxy(rules, limits)
+	if proxyStarted != nil {
+		proxyStarted(p)
+	}
+	go p.run(host)
+	return child, nil
+}
+
+// proxySocket makes the control socket: the host's end, which receives the
+// listener, and the helper's.
+func proxySocket() (host, child *os.File, err error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: control socket: %w", err)
+		return nil, nil, fmt.Errorf("sandbox: control socket: %w", err)
 	}
 	// Nonblocking, the host's end joins the runtime's poller, so the
 	// receiving goroutine does not hold a thread.
 	if err := unix.SetNonblock(fds[0], true); err != nil {
 		unix.Close(fds[0])
 		unix.Close(fds[1])
-		return nil, fmt.Errorf("sandbox: control socket: %w", err)
+		return nil, nil, fmt.Errorf("sandbox: control socket: %w", err)
 	}
-	host := os.NewFile(uintptr(fds[0]), "sandbox-control")
-	p := newProxy(rules, limits)
-	if proxyStarted != nil {
-		proxyStarted(p)
-	}
-	go p.run(host)
-	return os.NewFile(uintptr(fds[1]), "sandbox-control"), nil
+	return os.NewFile(uintptr(fds[0]), "sandbox-control"), os.NewFile(uintptr(fds[1]), "sandbox-control"), nil
 }
 
 // run receives the listener and the pidfd over ctl, serves until the

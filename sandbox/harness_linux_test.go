@@ -64,7 +64,7 @@ func runIn(t *testing.T, cfg Config, script string, env ...string) outcome {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if _, err := Wrap(cmd, cfg); err != nil {
+	if _, err := wrapCmd(cmd, cfg); err != nil {
 		t.Fatalf("Wrap: %v", err)
 	}
 	err := cmd.Start()

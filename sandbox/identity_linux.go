@@ -39,7 +39,7 @@ const idmapEntry = "sandbox-idmap"
 
 func init() { reexec.Register(idmapEntry, func() int { return 0 }) }
 
-// LayerIdentity is the identity switch's name in Report.Layers.
+// LayerIdentity is the identity switch's name in Enforcement.Layers.
 const LayerIdentity = "unprivileged-identity"
 
 // idMount is a mount the host made for the helper: a detached, idmapped
@@ -59,11 +59,11 @@ type grantedRoot struct {
 // sandboxHostID: with a user namespace, when the host is root.
 //
 // ReadEverything asks for reading every file the host's user may read, so
-// with it a root host's command stays the host's root: the Report says so,
+// with it a root host's command stays the host's root: the Enforcement says so,
 // and that the process limit (which the kernel does not apply to root)
 // is then not enforced. That is a choice of the configuration, like
 // FullAccess, not a missing layer.
-func planIdentity(pol *policy, rep *Report, prof Profile, extraW, extraR []string, readEverything bool) {
+func planIdentity(pol *policy, rep *report, prof Profile, extraW, extraR []string, readEverything bool) {
 	if !pol.Mounts || os.Geteuid() != 0 {
 		if pol.Mounts {
 			rep.Identity = fmt.Sprintf("the host's uid %d (root-only files stay unreadable by file permissions)", os.Geteuid())
@@ -195,7 +195,7 @@ func (p *policy) idMountFor(path string) int {
 // identityFiles prepares the identity switch after plan. When the
 // idmapped mounts cannot be made, it fails, or, with allowDegraded, runs
 // the command as the host's root after all and says so in the report.
-func identityFiles(pol *policy, rep *Report, base int, allowDegraded bool) ([]*os.File, error) {
+func identityFiles(pol *policy, rep *report, base int, allowDegraded bool) ([]*os.File, error) {
 	files, err := prepareIdentity(pol, base)
 	if err == nil {
 		return files, nil
@@ -207,11 +207,11 @@ func identityFiles(pol *policy, rep *Report, base int, allowDegraded bool) ([]*o
 	pol.HideRootFiles = true
 	rep.Layers = slices.DeleteFunc(rep.Layers, func(l string) bool { return l == LayerIdentity || l == LayerProcessLimit })
 	rep.Identity = "the host's root, with only a documented set of root-only files hidden (" + strings.Join(hiddenRootFiles, ", ") + ")"
-	rep.Downgrades = append(rep.Downgrades, Downgrade{Layer: LayerIdentity, Reason: err.Error() +
+	rep.Downgrades = append(rep.Downgrades, downgrade{Layer: LayerIdentity, Reason: err.Error() +
 		"; files only root may read stay readable, but for the hidden set"})
 	if pol.ProcessLimit > 0 {
 		pol.ProcessLimit, rep.ProcessLimit = 0, 0
-		rep.Downgrades = append(rep.Downgrades, Downgrade{Layer: LayerProcessLimit, Reason: "the command runs as the host's root, whom the kernel exempts from RLIMIT_NPROC"})
+		rep.Downgrades = append(rep.Downgrades, downgrade{Layer: LayerProcessLimit, Reason: "the command runs as the host's root, whom the kernel exempts from RLIMIT_NPROC"})
 	}
 	return nil, nil
 }

@@ -46,7 +46,7 @@ const grantedNever = landlock.AccessFSSet(ll.AccessFSResolveUnix)
 // landlockConfig is the ruleset for network n: every filesystem right the
 // library knows; every network right unless the network is full; signal
 // and abstract-socket scoping. BestEffort drops what the kernel's ABI
-// lacks, which the Report lists as downgrades (see plan).
+// lacks, which the Enforcement lists as downgrades (see plan).
 func landlockConfig(n Network) landlock.Config {
 	c := landlockNewest
 	if n == NetworkFull {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/shellcap/shellcap"
 	"os"
 	"os/exec"
 	"strconv"
@@ -25,7 +26,7 @@ import (
 // exec.Cmd.Start had started it: the caller waits for it and reaps it
 // (os.Process.Wait, or waitid on its PID), and signals it or its process
 // group by its PID. It runs in a new session (or, when its SysProcAttr asks
-// for Setpgid, a new process group), confined by every layer in Report.
+// for Setpgid, a new process group), confined by every layer in its Enforcement.
 //
 // What commands of one Launcher share, unlike commands sandboxed one by one
 // with Wrap: the pid namespace (a command may see and signal what earlier
@@ -40,7 +41,7 @@ type Launcher struct {
 
 	mu     sync.Mutex
 	h      *launcherProc // nil before the first start and after a failure
-	report *Report
+	report *report
 	closed bool
 	// guard protects what exists at each command's start and
 	// quarantines what git would obey that appeared since; nil when
@@ -183,11 +184,11 @@ func (l *Launcher) AfterCommand() ([]string, error) {
 	return l.guard.after()
 }
 
-// Report says what every command of this launcher is confined by.
-func (l *Launcher) Report() *Report {
+// Enforcement says what every command of this launcher is confined by.
+func (l *Launcher) Enforcement() *shellcap.Enforcement {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.report
+	return l.report.enforcement()
 }
 
 // Start starts cmd, prepared but not started, inside the sandbox and
@@ -266,7 +267,7 @@ func (l *Launcher) Close() error {
 
 // startLauncher plans the sandbox, starts the helper and waits until it
 // says the sandbox is in place.
-func startLauncher(cfg Config) (*launcherProc, *Report, error) {
+func startLauncher(cfg Config) (*launcherProc, *report, error) {
 	probeCmd := exec.Command("/bin/true")
 	probeCmd.Dir = cfg.Workspace
 	probeCmd.Env = []string{}

@@ -7,7 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// LayerProcessLimit is the process limit's name in Report.Layers.
+// LayerProcessLimit is the process limit's name in Enforcement.Layers.
 const LayerProcessLimit = "process-limit"
 
 // bounds are the effective limits of one sandbox.
@@ -39,14 +39,14 @@ func (c *Config) bounds() (bounds, error) {
 // the sandbox's processes alone, and a command that is not the host's
 // root, whom the kernel exempts from RLIMIT_NPROC; without either it is a
 // downgrade.
-func planBounds(pol *policy, rep *Report, b bounds, asHostRoot bool, degrade func(Downgrade)) {
+func planBounds(pol *policy, rep *report, b bounds, asHostRoot bool, degrade func(downgrade)) {
 	if pol.Network == NetworkAllowlist {
 		pol.proxy = b.proxy
 		rep.ProxyMaxConns, rep.ProxyIdleTimeout = b.proxy.conns, b.proxy.idle
 	}
 	if !pol.Mounts {
 		if b.procs > 0 {
-			degrade(Downgrade{Layer: LayerProcessLimit, Reason: fmt.Sprintf(
+			degrade(downgrade{Layer: LayerProcessLimit, Reason: fmt.Sprintf(
 				"a process limit needs a user namespace of its own: RLIMIT_NPROC would count every process of uid %d on the host", os.Getuid())})
 		}
 		return
@@ -57,9 +57,9 @@ func planBounds(pol *policy, rep *Report, b bounds, asHostRoot bool, degrade fun
 	case b.procs == 0:
 	case pol.noProcessLimit != "":
 		// Chosen by the configuration: reported, not refused.
-		rep.Downgrades = append(rep.Downgrades, Downgrade{Layer: LayerProcessLimit, Reason: pol.noProcessLimit})
+		rep.Downgrades = append(rep.Downgrades, downgrade{Layer: LayerProcessLimit, Reason: pol.noProcessLimit})
 	case asHostRoot:
-		degrade(Downgrade{Layer: LayerProcessLimit, Reason: "the command runs as the host's root, whom the kernel exempts from RLIMIT_NPROC"})
+		degrade(downgrade{Layer: LayerProcessLimit, Reason: "the command runs as the host's root, whom the kernel exempts from RLIMIT_NPROC"})
 	default:
 		pol.ProcessLimit, rep.ProcessLimit = uint64(b.procs), b.procs
 		rep.Layers = append(rep.Layers, LayerProcessLimit)

@@ -35,8 +35,8 @@ func isProtectedName(n string) bool {
 }
 
 // protection describes, one line each, what the workspace-write profile
-// protects in the writable roots and how; the Report, the enforcement
-// report of every result and `shellcap sandbox doctor` show it.
+// protects in the writable roots and how; the Enforcement of every
+// result and `shellcap sandbox doctor` show it.
 func protection() []string {
 	return []string{
 		"git metadata of every repository in the writable roots, found at each command's start by a walk of every directory (nested repositories anywhere, node_modules and vendor included; bare, separate, submodule and worktree git directories): config, config.worktree, commondir, hooks/, info/, .git pointer files, the core.hooksPath directory, files [include] and [includeIf] name, programs command-valued variables name by path: read-only mounts, their parent directories pinned (no rename, removal or symlink swap)",

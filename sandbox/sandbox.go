@@ -23,7 +23,7 @@ const (
 	// FullAccess applies no filesystem, namespace, Landlock or seccomp
 	// confinement: the command still runs in a new session, with the given
 	// rlimits and without inherited descriptors beyond 0, 1 and 2. It has
-	// the host's network whatever Config.Network says (the Report says
+	// the host's network whatever Config.Network says (the Enforcement says
 	// NetworkFull).
 	FullAccess Profile = "full-access"
 )
@@ -81,7 +81,7 @@ type Config struct {
 	// /dev/shm and /run are still private. On a root host the command
 	// then stays the host's root, to read what root may: files only root
 	// may read are readable, and the process limit, which the kernel does
-	// not apply to root, is not enforced (the Report says both).
+	// not apply to root, is not enforced (the Enforcement says both).
 	ReadEverything bool
 	// Network is the network access; zero means NetworkNone.
 	Network Network
@@ -104,7 +104,7 @@ type Config struct {
 	// namespace: with the sandbox's own user namespace it counts only
 	// the sandbox's processes. Without one (no user namespaces, or
 	// FullAccess) it is not applied, since it would count every process
-	// of the user on the host; the Report says so.
+	// of the user on the host; the Enforcement says so.
 	ProcessLimit int
 	// TmpSize bounds, in bytes, each private tmpfs: /tmp, /dev/shm, /run
 	// and the hidden home directories. Zero means DefaultTmpSize. A write
@@ -119,12 +119,12 @@ type Config struct {
 	// passed, either way, for this long. Zero means DefaultProxyIdle.
 	ProxyIdleTimeout time.Duration
 	// AllowDegraded lets Wrap run with a layer this machine cannot enforce
-	// (no user namespaces, no Landlock, no seccomp). The Report lists every
+	// (no user namespaces, no Landlock, no seccomp). The Enforcement lists every
 	// such downgrade. When false, a missing layer makes Wrap fail.
 	AllowDegraded bool
 }
 
-// Layer names, as they appear in Report.Layers.
+// Layer names, as they appear in Enforcement.Layers.
 const (
 	LayerSession    = "new-session"
 	LayerNamespaces = "namespaces"
@@ -138,8 +138,9 @@ const (
 	LayerCloseFDs   = "close-fds"
 )
 
-// Downgrade is a layer, or part of one, the sandbox runs without.
-type Downgrade struct {
+// downgrade is a layer, or part of one, the sandbox runs without (the
+// Enforcement renders each as a line of Downgrades).
+type downgrade struct {
 	// Layer is the missing layer (one of the Layer* names) or part of one,
 	// such as "landlock-scopes".
 	Layer string `json:"layer"`
@@ -150,9 +151,9 @@ type Downgrade struct {
 	Covered string `json:"covered,omitempty"`
 }
 
-// Report says what Wrap arranged for the command: the helper applies every
+// report says what Wrap arranged for the command: the helper applies every
 // layer listed or refuses to run the command.
-type Report struct {
+type report struct {
 	// Profile and Network are the effective settings.
 	Profile Profile `json:"profile"`
 	Network Network `json:"network"`
@@ -169,7 +170,7 @@ type Report struct {
 	Writable []string `json:"writable,omitempty"`
 	Readable []string `json:"readable,omitempty"`
 	// Downgrades lists what is missing and why.
-	Downgrades []Downgrade `json:"downgrades,omitempty"`
+	Downgrades []downgrade `json:"downgrades,omitempty"`
 	// Protected says what is protected in the writable roots and how
 	// (the workspace-write profile with a mount namespace).
 	Protected []string `json:"protected,omitempty"`
@@ -203,7 +204,7 @@ type Report struct {
 }
 
 // Text renders the report for people and models, one fact per line.
-func (r *Report) Text() string {
+func (r *report) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sandbox profile %s, network %s\n", r.Profile, r.Network)
 	fmt.Fprintf(&b, "layers: %s\n", strings.Join(r.Layers, ", "))
@@ -255,7 +256,7 @@ func (r *Report) Text() string {
 }
 
 // Has reports whether layer is among the enforced layers.
-func (r *Report) Has(layer string) bool {
+func (r *report) Has(layer string) bool {
 	for _, l := range r.Layers {
 		if l == layer {
 			return true

@@ -27,7 +27,7 @@ func (platformError) Is(target error) bool {
 
 // Wrap is not supported on this platform: it returns ErrUnsupported and
 // leaves cmd unchanged.
-func Wrap(cmd *exec.Cmd, cfg Config) (*Report, error) {
+func Wrap(cmd *exec.Cmd, cfg Config) (*shellcap.Enforcement, error) {
 	if _, err := cfg.profile(); err != nil {
 		return nil, err
 	}
@@ -57,8 +57,8 @@ type Launcher struct{}
 // ErrUnsupported.
 func NewLauncher(cfg Config) (*Launcher, error) { return nil, errPlatform }
 
-// Report returns nil on this platform.
-func (l *Launcher) Report() *Report { return nil }
+// Enforcement returns nil on this platform.
+func (l *Launcher) Enforcement() *shellcap.Enforcement { return nil }
 
 // Start returns ErrUnsupported on this platform.
 func (l *Launcher) Start(cmd *exec.Cmd) (*os.Process, error) { return nil, errPlatform }
@@ -74,3 +74,8 @@ func NewGuard(cfg Config) (*Guard, error) { return nil, ErrUnsupported }
 
 // AfterCommand does nothing on this platform.
 func (g *Guard) AfterCommand() ([]string, error) { return nil, nil }
+
+// confineJob is not supported on this platform.
+func confineJob(cmd *exec.Cmd, cfg Config) (*shellcap.Enforcement, *exec.Cmd, error) {
+	return nil, nil, errPlatform
+}

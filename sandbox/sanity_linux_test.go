@@ -181,7 +181,7 @@ func TestFullAccess(t *testing.T) {
 	other := t.TempDir()
 	cmd := exec.Command("/bin/bash", "-c", "echo x > "+other+"/f && ls /proc/self/fd | wc -l && ps -o sid= -p $$ | tr -d ' '; echo $$")
 	cmd.Dir = ws
-	rep, err := Wrap(cmd, Config{Profile: FullAccess, Workspace: ws})
+	rep, err := wrapCmd(cmd, Config{Profile: FullAccess, Workspace: ws})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,14 +211,14 @@ func TestDegradedLandlock(t *testing.T) {
 	ws := t.TempDir()
 	cmd := exec.Command("/bin/bash", "-c", "true")
 	cmd.Dir = ws
-	_, err := Wrap(cmd, Config{Workspace: ws})
+	_, err := wrapCmd(cmd, Config{Workspace: ws})
 	if !errors.Is(err, ErrDegraded) || !strings.Contains(err.Error(), "landlock") {
 		t.Fatalf("want a refusal naming landlock, got %v", err)
 	}
 	if cmd.Path != "/bin/bash" || len(cmd.ExtraFiles) != 0 {
 		t.Fatal("a refused Wrap changed the command")
 	}
-	rep, err := Wrap(cmd, Config{Workspace: ws, AllowDegraded: true})
+	rep, err := wrapCmd(cmd, Config{Workspace: ws, AllowDegraded: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestDegradedUserNamespaces(t *testing.T) {
 	defer func() { probeHook = nil }()
 	ws := t.TempDir()
 	cmd := exec.Command("/bin/bash", "-c", "true")
-	_, err := Wrap(cmd, Config{Workspace: ws})
+	_, err := wrapCmd(cmd, Config{Workspace: ws})
 	if !errors.Is(err, ErrDegraded) || !strings.Contains(err.Error(), "namespaces") || !strings.Contains(err.Error(), "protected-paths") {
 		t.Fatalf("want a refusal naming namespaces and protected paths, got %v", err)
 	}
@@ -281,17 +281,17 @@ func TestDegradedUserNamespaces(t *testing.T) {
 func TestWrapRejects(t *testing.T) {
 	ws := t.TempDir()
 	cmd := exec.Command("/bin/true")
-	if _, err := Wrap(cmd, Config{Workspace: ws, Network: "wifi"}); err == nil {
+	if _, err := wrapCmd(cmd, Config{Workspace: ws, Network: "wifi"}); err == nil {
 		t.Fatal("unknown network accepted")
 	}
-	if _, err := Wrap(cmd, Config{Workspace: ws, Profile: "yolo"}); err == nil {
+	if _, err := wrapCmd(cmd, Config{Workspace: ws, Profile: "yolo"}); err == nil {
 		t.Fatal("unknown profile accepted")
 	}
-	if _, err := Wrap(cmd, Config{Workspace: filepath.Join(ws, "missing")}); err == nil {
+	if _, err := wrapCmd(cmd, Config{Workspace: filepath.Join(ws, "missing")}); err == nil {
 		t.Fatal("missing workspace accepted")
 	}
 	cmd.ExtraFiles = []*os.File{os.Stdin}
-	if _, err := Wrap(cmd, Config{Workspace: ws}); err == nil {
+	if _, err := wrapCmd(cmd, Config{Workspace: ws}); err == nil {
 		t.Fatal("ExtraFiles accepted")
 	}
 }
@@ -300,7 +300,7 @@ func TestReportJSON(t *testing.T) {
 	requireSandbox(t)
 	ws := t.TempDir()
 	cmd := exec.Command("/bin/true")
-	rep, err := Wrap(cmd, Config{Workspace: ws})
+	rep, err := wrapCmd(cmd, Config{Workspace: ws})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func TestReportJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Report
+	var back report
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +383,7 @@ func TestStopSignal(t *testing.T) {
 		cmd.Dir = ws
 		cmd.Env = baseEnv(ws)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if _, err := Wrap(cmd, Config{Workspace: ws}); err != nil {
+		if _, err := wrapCmd(cmd, Config{Workspace: ws}); err != nil {
 			t.Fatal(err)
 		}
 		if err := cmd.Start(); err != nil {

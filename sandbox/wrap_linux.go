@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shellcap/shellcap"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,7 +32,7 @@ const (
 
 // Wrap rewrites cmd, prepared but not started, so that it runs inside the
 // sandbox cfg describes: cmd then starts this binary as a helper, which
-// applies the layers in the returned Report and execs the original
+// applies the layers in the returned Enforcement and execs the original
 // Path/Args/Env/Dir. Stdin, stdout, stderr, the context and the caller's
 // SysProcAttr session settings are kept. cmd must not have ExtraFiles: the
 // helper closes every descriptor but 0, 1 and 2.
@@ -52,7 +53,41 @@ const (
 // helper closes its end without sending, so the caller must close the
 // ExtraFiles after Start (or after deciding not to start cmd), as for the
 // policy pipe.
-func Wrap(cmd *exec.Cmd, cfg Config) (*Report, error) {
+func Wrap(cmd *exec.Cmd, cfg Config) (*shellcap.Enforcement, error) {
+	rep, err := wrapCmd(cmd, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return rep.enforcement(), nil
+}
+
+// wrapCmd is Wrap, returning the sandbox's full report (the namespaces,
+// roots, identity and bounds it arranged), which this package's own
+// diagnostics and tests read.
+func wrapCmd(cmd *exec.Cmd, cfg Config) (*report, error) {
+	rep, _, err := wrapWith(cmd, cfg, false)
+	return rep, err
+}
+
+// wrapWith is wrapCmd. With a network allowlist, the proxy is served by
+// this process unless detached; detached, the host's end of the control
+// socket is returned instead, for the process that will serve the proxy
+// (a job's companion, see confineJob).
+func wrapWith(cmd *exec.Cmd, cfg Config, detached bool) (*report, *os.File, error) {
+	var hostCtl *os.File
+	rep, err := wrapInto(cmd, cfg, detached, &hostCtl)
+	if err != nil {
+		if hostCtl != nil {
+			hostCtl.Close()
+		}
+		return nil, nil, err
+	}
+	return rep, hostCtl, nil
+}
+
+// wrapInto does wrapWith's work, leaving the host's end of a detached
+// proxy's control socket in *hostCtl.
+func wrapInto(cmd *exec.Cmd, cfg Config, detached bool, hostCtl **os.File) (*report, error) {
 	if cmd == nil || cmd.Process != nil {
 		return nil, errors.New("sandbox: Wrap needs a prepared, unstarted command")
 	}
@@ -102,7 +137,14 @@ func Wrap(cmd *exec.Cmd, cfg Config) (*Report, error) {
 	}
 	files := []*os.File{r}
 	if pol.Network == NetworkAllowlist {
-		ctl, err := startProxy(pol.allow, pol.proxy)
+		var ctl *os.File
+		if detached {
+			var host *os.File
+			host, ctl, err = proxySocket()
+			*hostCtl = host
+		} else {
+			ctl, err = startProxy(pol.allow, pol.proxy)
+		}
 		if err != nil {
 			r.Close()
 			closeFiles(idFiles)
@@ -226,7 +268,7 @@ func nsFlags(n Network) uintptr {
 
 // plan turns the configuration and the machine's capabilities into the
 // helper's policy and the report, or refuses.
-func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error) {
+func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *report, error) {
 	prof, err := cfg.profile()
 	if err != nil {
 		return nil, nil, err
@@ -262,7 +304,7 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 		Profile: prof, Network: netw, Rlimits: cfg.Rlimits,
 		allow: allow,
 	}
-	rep := &Report{Profile: prof, Network: netw}
+	rep := &report{Profile: prof, Network: netw}
 	if netw == NetworkAllowlist {
 		// Without a network namespace of its own the allowlist cannot be
 		// built, and silently running with no network or the whole
@@ -304,7 +346,7 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 	}
 
 	var missing []string
-	degrade := func(d Downgrade) {
+	degrade := func(d downgrade) {
 		rep.Downgrades = append(rep.Downgrades, d)
 		if d.Covered == "" {
 			missing = append(missing, d.Layer+" ("+d.Reason+")")
@@ -313,11 +355,11 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 
 	pol.Mounts = caps.UserNamespaces
 	if !pol.Mounts {
-		degrade(Downgrade{Layer: LayerNamespaces, Reason: "user namespaces unavailable (" + caps.UserNamespacesError + "): " +
+		degrade(downgrade{Layer: LayerNamespaces, Reason: "user namespaces unavailable (" + caps.UserNamespacesError + "): " +
 			"host processes stay visible (ps, /proc/PID/cmdline, /proc/PID/fd listings); chmod, chown, touch and xattr " +
 			"changes to the user's own files outside the writable roots are not stopped; the host's /dev/shm, /run " +
 			"sockets and terminals (/dev/pts) are reachable"})
-		degrade(Downgrade{Layer: LayerProtected, Reason: "read-only protected paths need a mount namespace"})
+		degrade(downgrade{Layer: LayerProtected, Reason: "read-only protected paths need a mount namespace"})
 	}
 
 	if prof == WorkspaceWrite {
@@ -372,27 +414,27 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 	pol.LandlockABI = caps.LandlockABI
 	switch {
 	case pol.LandlockABI == 0:
-		degrade(Downgrade{Layer: LayerLandlock, Reason: "Landlock unavailable: reads are not restricted; with a mount namespace, writes outside writable roots still fail on read-only mounts"})
+		degrade(downgrade{Layer: LayerLandlock, Reason: "Landlock unavailable: reads are not restricted; with a mount namespace, writes outside writable roots still fail on read-only mounts"})
 	default:
 		rep.Layers = append(rep.Layers, LayerLandlock)
 		rep.LandlockABI = pol.LandlockABI
 		rep.Writable, rep.Readable = pol.Writable, pol.Readable
 		if pol.LandlockABI < 6 {
-			d := Downgrade{Layer: "landlock-scopes", Reason: fmt.Sprintf("signal and abstract-socket scopes need ABI 6, have %d", pol.LandlockABI)}
+			d := downgrade{Layer: "landlock-scopes", Reason: fmt.Sprintf("signal and abstract-socket scopes need ABI 6, have %d", pol.LandlockABI)}
 			if pol.Mounts {
 				d.Covered = "pid and net namespaces"
 			}
 			degrade(d)
 		}
 		if pol.LandlockABI < 4 && netw == NetworkNone {
-			d := Downgrade{Layer: "landlock-tcp", Reason: fmt.Sprintf("TCP rules need ABI 4, have %d", pol.LandlockABI)}
+			d := downgrade{Layer: "landlock-tcp", Reason: fmt.Sprintf("TCP rules need ABI 4, have %d", pol.LandlockABI)}
 			if pol.Mounts || caps.Seccomp {
 				d.Covered = "net namespace and seccomp socket filter"
 			}
 			degrade(d)
 		}
 		if pol.LandlockABI < 4 && netw == NetworkAllowlist {
-			degrade(Downgrade{Layer: "landlock-tcp", Reason: fmt.Sprintf("TCP rules need ABI 4, have %d", pol.LandlockABI),
+			degrade(downgrade{Layer: "landlock-tcp", Reason: fmt.Sprintf("TCP rules need ABI 4, have %d", pol.LandlockABI),
 				Covered: "net namespace (only lo, where only the proxy listens)"})
 		}
 	}
@@ -400,7 +442,7 @@ func plan(cmd *exec.Cmd, cfg Config, caps Capabilities) (*policy, *Report, error
 	if pol.Seccomp {
 		rep.Layers = append(rep.Layers, LayerSeccomp)
 	} else {
-		degrade(Downgrade{Layer: LayerSeccomp, Reason: "seccomp unavailable: " + caps.SeccompError})
+		degrade(downgrade{Layer: LayerSeccomp, Reason: "seccomp unavailable: " + caps.SeccompError})
 	}
 	rep.Layers = append(rep.Layers, LayerCloseFDs)
 	if len(missing) > 0 && !cfg.AllowDegraded {

@@ -233,7 +233,7 @@ func libraryOptions(eff *config.File) (shellcap.Options, error) {
 func jobOptions(sh *shellcap.Shell, eff *config.File) jobs.Options {
 	o := eff.JobOptions()
 	if _, ok := core.Of(sh).Confiner.(unconfined); ok {
-		o.Sandbox = &unconfinedJobs
+		o.Confiner = sandbox.Confiner(unconfinedJobs)
 	}
 	return o
 }

@@ -92,7 +92,7 @@ func newJobCmds() []*cobra.Command {
 		})
 	check := jobCommand("check ID", "Print a background command's status and recent output", cobra.ExactArgs(1),
 		func(cmd *cobra.Command, m *jobs.Manager, args []string) (texter, error) {
-			return m.Check(cmd.Context(), args[0], newOnly)
+			return m.Check(cmd.Context(), jobs.CheckRequest{ID: args[0], NewOnly: newOnly})
 		}, func(c *cobra.Command) {
 			c.Flags().BoolVar(&newOnly, "new", false, "only output since the last check")
 		})
@@ -104,13 +104,13 @@ func newJobCmds() []*cobra.Command {
 		})
 	stop := jobCommand("stop ID", "Stop a background command and print its final output", cobra.ExactArgs(1),
 		func(cmd *cobra.Command, m *jobs.Manager, args []string) (texter, error) {
-			return m.Stop(cmd.Context(), args[0], keep)
+			return m.Stop(cmd.Context(), jobs.StopRequest{ID: args[0], Keep: keep})
 		}, func(c *cobra.Command) {
 			c.Flags().BoolVar(&keep, "keep", false, "keep the job's logs")
 		})
 	input := jobCommand("input ID TEXT", "Write TEXT to a background command's stdin", cobra.ExactArgs(2),
 		func(cmd *cobra.Command, m *jobs.Manager, args []string) (texter, error) {
-			return m.Input(cmd.Context(), args[0], args[1], eof)
+			return m.Input(cmd.Context(), jobs.InputRequest{ID: args[0], Text: args[1], EOF: eof})
 		}, func(c *cobra.Command) {
 			c.Flags().BoolVar(&eof, "eof", false, "close stdin after the text")
 		})
@@ -126,11 +126,19 @@ func newJobCmds() []*cobra.Command {
 func jobError(r texter) string {
 	switch r := r.(type) {
 	case *jobs.StartResult:
-		return r.Error
+		return errMessage(r.Err)
 	case *jobs.JobResult:
-		return r.Error
+		return errMessage(r.Err)
 	case *jobs.InputResult:
-		return r.Error
+		return errMessage(r.Err)
 	}
 	return ""
+}
+
+// errMessage is err's message, "" for nil.
+func errMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
