@@ -74,7 +74,11 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 		return nil, nil, err
 	}
 	var snap *envprobe.Snapshot
-	if !eff.UsesContainer() { // the snapshot would describe the host, not the image
+	// No snapshot for a container (it would describe the host, not the
+	// image) nor for a read-only workspace (no command tools are
+	// offered). A probe that fails is "not checked" in the snapshot,
+	// never a reason not to start.
+	if !eff.UsesContainer() && !sh.ReadOnly() {
 		if snap, err = envprobe.Probe(context.Background(), sh, probeOptions(eff)); err != nil {
 			sh.Close()
 			return nil, nil, err
