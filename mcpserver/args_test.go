@@ -36,7 +36,7 @@ func TestTimeoutArguments(t *testing.T) {
 	id := strings.Repeat("0", 32)
 	tools := []struct {
 		tool, arg, max string
-		base          map[string]any
+		base           map[string]any
 	}{
 		{mcpserver.RunCommand, "timeout_seconds", "at most 600s", map[string]any{"command": "echo ran"}},
 		{mcpserver.BashTool, "timeout_seconds", "at most 600s", map[string]any{"command": "echo ran"}},
