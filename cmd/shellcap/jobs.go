@@ -37,7 +37,7 @@ func (j *jobFlags) manager(cmd *cobra.Command) (*jobs.Manager, *shellcap.Shell, 
 	m, err := jobs.New(sh, jobOptions(sh, eff))
 	if err != nil {
 		sh.Close()
-		return nil, nil, err
+		return nil, nil, j.options.keyed("jobs.Options", err)
 	}
 	return m, sh, nil
 }

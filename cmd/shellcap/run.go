@@ -43,7 +43,7 @@ command's own; 124 means it timed out and 125 that shellcap could not run it
 			if eff.UsesContainer() {
 				x, err := containerExecutor(sh, eff)
 				if err != nil {
-					return err
+					return of.keyed("container.Options", err)
 				}
 				defer x.Close()
 				run = x.Run
