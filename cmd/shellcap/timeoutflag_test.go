@@ -34,8 +34,8 @@ func TestTimeoutFlag(t *testing.T) {
 
 	ws := t.TempDir()
 	for args, want := range map[string]string{
-		"run --timeout 1e-300 -- echo ran": "1e-300 is below the minimum of 0.001s",
-		"run --timeout 2e6 -- echo ran":    "at most 600s",
+		"run --timeout 1e-300 -- echo ran":                "1e-300 is below the minimum of 0.001s",
+		"run --timeout 2e6 -- echo ran":                   "at most 600s",
 		"wait --timeout 0.1ns " + strings.Repeat("0", 32): "0.1ns is below the minimum",
 		"check " + strings.Repeat("x", 500):               strings.Repeat("x", 99) + "…",
 	} {
