@@ -73,9 +73,29 @@ func KeyError(lib string, err error, origins Origins) error {
 	if !ok {
 		return err
 	}
+	libs := []string{lib}
+	// An option built from several keys (shellcap.Options.Sandbox from
+	// sandbox.Config's) names the inner field it rejects: the error is
+	// about that key.
+	if _, inner, ok := strings.Cut(k.Field, " ("); ok {
+		inner = strings.TrimSuffix(inner, ")")
+		if i := strings.LastIndexByte(inner, '.'); i > 0 {
+			sub := inner[:i]
+			libs = append(libs, sub)
+			reason = strings.TrimPrefix(reason, strings.ToLower(sub[:strings.IndexByte(sub+".", '.')])+": ")
+			for _, w := range wordRE.FindAllString(reason, -1) {
+				if other, ok := keyOfField(sub+"."+w, origins); ok {
+					k = other
+					break
+				}
+			}
+		}
+	}
 	reason = wordRE.ReplaceAllStringFunc(reason, func(w string) string {
-		if other, ok := keyOfField(lib+"."+w, origins); ok {
-			return other.Key
+		for _, l := range libs {
+			if other, ok := keyOfField(l+"."+w, origins); ok {
+				return other.Key
+			}
 		}
 		return w
 	})

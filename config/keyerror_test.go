@@ -47,6 +47,13 @@ func TestKeyErrorNamesEveryKey(t *testing.T) {
 	if want := "config: default_timeout: 20m0s is above max_timeout 10m0s"; err.Error() != want {
 		t.Errorf("%q, want %q", err, want)
 	}
+	// An option made of several keys (the sandbox) is reported under the
+	// key of the inner field its error names.
+	err = KeyError("shellcap.Options", &shellcap.OptionError{Option: "Sandbox", Reason: "sandbox: ProxyMaxConns (-5) and ProxyIdleTimeout (0s) may not be negative"},
+		Origins{"sandbox_proxy_max_conns": "flag --sandbox-proxy-max-conns"})
+	if want := "config flag --sandbox-proxy-max-conns: sandbox_proxy_max_conns: sandbox_proxy_max_conns (-5) and sandbox_proxy_idle_timeout (0s) may not be negative"; err.Error() != want {
+		t.Errorf("%q, want %q", err, want)
+	}
 	plain := errors.New("listen tcp: address in use")
 	if got := KeyError("mcpserver.HTTPOptions", plain, nil); got != plain {
 		t.Errorf("an error naming no option became %v", got)

@@ -109,7 +109,7 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 	srv, err := mcpserver.New(mo)
 	if err != nil {
 		c.Close()
-		return nil, nil, err
+		return nil, nil, s.options.keyed("mcpserver.Options", err)
 	}
 	c.srv = srv
 	return srv, c, nil

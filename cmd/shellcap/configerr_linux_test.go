@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -32,6 +34,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"server:\n  addr: 12", `server.addr: "12" is not a listen address`, []string{"serve"}},
 		{"server:\n  max_sessions: -1", "server.max_sessions: must not be negative", []string{"serve"}},
 		{"server:\n  session_idle_timeout: -1s", "server.session_idle_timeout: must not be negative", []string{"serve"}},
+		{"sandbox_tmp_size: -1", "sandbox_tmp_size: sandbox_tmp_size -1 is below", []string{"run", "--", "true"}},
+		{"sandbox_proxy_max_conns: -5", "sandbox_proxy_max_conns: sandbox_proxy_max_conns (-5)", []string{"run", "--", "true"}},
 	}
 	for _, c := range cases {
 		dir := t.TempDir()
