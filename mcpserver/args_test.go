@@ -124,8 +124,8 @@ func TestEchoedInputIsCut(t *testing.T) {
 // TestHostFailuresAreToolResults: a host-side failure the model can act
 // on is a tool result with isError and a precise message, not a JSON-RPC
 // error: bash missing from the server's PATH (the bash tool), the
-// workspace deleted while the server runs (every command tool), a closed
-// Shell.
+// workspace deleted or replaced by a file while the server runs (every
+// command tool), a closed Shell.
 func TestHostFailuresAreToolResults(t *testing.T) {
 	t.Run("no bash on PATH", func(t *testing.T) {
 		t.Setenv("PATH", "/nonexistent")
@@ -135,7 +135,7 @@ func TestHostFailuresAreToolResults(t *testing.T) {
 			t.Fatalf("bash without bash on PATH: %v %+v", err, res)
 		}
 	})
-	t.Run("workspace deleted", func(t *testing.T) {
+	vanished := func(t *testing.T, replace bool) {
 		ws := filepath.Join(t.TempDir(), "ws")
 		if err := os.Mkdir(ws, 0o755); err != nil {
 			t.Fatal(err)
@@ -147,6 +147,11 @@ func TestHostFailuresAreToolResults(t *testing.T) {
 		if err := os.RemoveAll(ws); err != nil {
 			t.Fatal(err)
 		}
+		if replace {
+			if err := os.WriteFile(ws, []byte("not a directory"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for _, tool := range []string{mcpserver.RunCommand, mcpserver.BashTool, mcpserver.StartCommand, mcpserver.ShellTool} {
 			res, err := tryCall(t, cs, tool, map[string]any{"command": "echo hi"})
 			if err != nil {
@@ -157,10 +162,12 @@ func TestHostFailuresAreToolResults(t *testing.T) {
 				t.Errorf("%s: isError %v %q", tool, res.IsError, text(res))
 			}
 		}
-		if _, err := os.Stat(ws); err == nil {
+		if fi, err := os.Stat(ws); (err == nil) != replace || replace && fi.IsDir() {
 			t.Error("a tool recreated the deleted workspace")
 		}
-	})
+	}
+	t.Run("workspace deleted", func(t *testing.T) { vanished(t, false) })
+	t.Run("workspace replaced by a file", func(t *testing.T) { vanished(t, true) })
 	t.Run("closed Shell", func(t *testing.T) {
 		sh, srv := newSharedServer(t, shellcap.Options{}, nil)
 		cs := clientOn(t, srv, nil, nil)
