@@ -149,7 +149,7 @@ var keyDocs = map[string]keyDoc{
 	"server.addr":                 {flag: "addr", scope: Serve, field: "mcpserver.HTTPOptions.Addr", def: "127.0.0.1:7777", usage: "listen address"},
 	"server.token":                {flag: "token", scope: Serve, field: "mcpserver.HTTPOptions.Token", def: "none (loopback only)", usage: "bearer token clients must send (required beyond loopback; visible in /proc, prefer --token-file)"},
 	"server.allowed_origins":      {flag: "allow-origin", scope: Serve, field: "mcpserver.HTTPOptions.AllowedOrigins", def: "loopback origins", usage: "browser origins allowed besides loopback"},
-	"server.max_body_bytes":       {flag: "max-body-bytes", scope: Serve, field: "mcpserver.HTTPOptions.MaxBodyBytes", def: "4MiB", usage: "largest HTTP request body"},
+	"server.max_body_bytes":       {flag: "max-body-bytes", scope: Serve, field: "mcpserver.HTTPOptions.MaxBodyBytes", def: "4MiB", usage: "largest HTTP request body (at least 64KiB)"},
 	"server.session_idle_timeout": {flag: "idle-timeout", scope: Serve, field: "mcpserver.HTTPOptions.SessionIdleTimeout", def: "30m", usage: "close MCP sessions idle this long"},
 	"server.max_sessions":         {flag: "max-sessions", scope: Serve, field: "mcpserver.HTTPOptions.MaxSessions", def: "100", usage: "most MCP sessions open at once"},
 	"server.share_jobs":           {flag: "share-jobs", scope: Servers, field: "mcpserver.Options.ShareJobs", def: "false", usage: "let every MCP session list every background job"},

@@ -140,6 +140,13 @@ type problem struct {
 // (AllowedCommands with DeniedCommands, ApproveNone without the
 // acknowledgement, ...) is left to shellcap.New.
 func (fd *field) check(v reflect.Value) *problem {
+	// No duration means anything negative; some libraries would read
+	// one as their default without a word.
+	if fd.typ.Kind() == reflect.Pointer && fd.typ.Elem() == durationType {
+		if d := time.Duration(v.Elem().Int()); d < 0 {
+			return &problem{"", fmt.Sprintf("must not be negative (got %v)", d)}
+		}
+	}
 	switch fd.key {
 	case "tools":
 		return checkList(v, func(s string) string {
@@ -223,6 +230,12 @@ func (fd *field) check(v reflect.Value) *problem {
 			}
 			return ""
 		})
+	case "server.max_body_bytes":
+		// The library reads zero as its default; a key set to zero or less
+		// is a mistake. The library checks the minimum.
+		if n := v.Elem().Int(); n <= 0 {
+			return &problem{"", fmt.Sprintf("must be greater than zero (got %d)", n)}
+		}
 	case "server.probe_tools":
 		return checkList(v, func(s string) string {
 			if !envprobe.ValidToolName(s) {

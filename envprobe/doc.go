@@ -7,7 +7,7 @@
 //
 //	snap, err := envprobe.Probe(ctx, sh, envprobe.Options{})
 //	if err != nil {
-//		return err // the Shell cannot run commands at all
+//		return err // ctx ended
 //	}
 //	instructions += "\n\n" + snap.Text()
 //	// Shell: bash 5.2.15
@@ -20,10 +20,16 @@
 //
 // # Security
 //
-// Every probe is an ordinary command run through [shellcap.Shell.Run]: the
-// Shell's policy, approval mode, environment scrub and limits apply, and a
-// probe sees the PATH the agent's commands see. A probe the policy refuses
-// or that times out is reported in the snapshot, not run some other way.
+// The probes are the host's own fixed commands (`git --version`, `uname
+// -srm`, the shell's version variables), not the agent's: they do not go
+// through the Shell's policy or approval, so no person is asked about
+// them and a policy written for the agent does not hide a tool. They run
+// as the agent's commands do otherwise: the Shell's shell, prelude of
+// resource limits, scrubbed environment (and its PATH) and workspace,
+// inside its sandbox when it has one (internal/core's Cmd and Start). A
+// probe that times out, fails or cannot start (too few file descriptors,
+// a read-only workspace, a closed Shell) is reported in the snapshot as
+// not checked, never fatal.
 // Tool names are checked before they are put in a command line; anything
 // but a plain program name is never run.
 package envprobe

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/core"
 )
 
 // DefaultTools are the tools probed when Options.Tools is nil. When
@@ -31,8 +32,7 @@ type Options struct {
 	// reported with an error.
 	Tools []string
 
-	// Timeout bounds each probe. Zero means 5 s. It must not exceed the
-	// Shell's MaxTimeout, or every probe is refused.
+	// Timeout bounds each probe. Zero means 5 s.
 	Timeout time.Duration
 }
 
@@ -66,31 +66,39 @@ type Tool struct {
 	// Found reports that the program exists (it ran, or failed for a
 	// reason other than not being found).
 	Found bool `json:"found"`
-	// Error says why the probe did not give an answer: refused by the
-	// policy, timed out, an exit status. Empty for a found tool with a
-	// version and for a tool that is simply not installed.
+	// Error says why the probe did not give an answer: it timed out,
+	// exited with an error, or could not be started (too many open
+	// files, a read-only workspace). Empty for a found tool with a
+	// version and for a tool that is simply not installed. A tool not
+	// found with an Error is "not checked" in Text.
 	Error string `json:"error,omitempty"`
 }
 
-// Probe takes a snapshot of sh's environment. Every probe is a command run
-// through sh.Run, so it obeys the Shell's policy, approval mode,
-// environment and limits, and sees the PATH the agent's commands see: the
-// shell reports $0 and its version variables, `uname -srm` the system,
-// and each tool `NAME --version` (`go version` for go). Probes run
-// concurrently. A probe the policy refuses, that times out or fails is
-// recorded in the snapshot, never fatal.
+// Probe takes a snapshot of sh's environment: the shell reports $0 and
+// its version variables, `uname -srm` the system, and each tool `NAME
+// --version` (`go version` for go).
 //
-// Under shellcap.ApproveAll every probe goes to the approver; give Probe
-// a Shell without one, or ApproveAsk, to avoid asking a person.
+// The probes are the host's own fixed commands, not the agent's: they do
+// not go through the Shell's policy or approval (no one is asked about
+// `git --version`), but they run the way the agent's commands do, with
+// the Shell's shell, environment and PATH, resource limits and workspace,
+// inside its sandbox when it has one. At most three run at once.
 //
-// The error is non-nil only when sh cannot run commands at all (a
-// read-only workspace, a closed Shell) or ctx ends; the snapshot then
-// holds what was learnt, the workspace as Workdir and the Go runtime's
-// OS and architecture.
+// A probe that cannot give an answer (it timed out, failed, or could not
+// be started: too few file descriptors, a read-only workspace, a closed
+// Shell) is recorded in the snapshot as not checked, with the reason;
+// the snapshot then holds the workspace as Workdir and the Go runtime's
+// OS and architecture where uname did not answer. The error is non-nil
+// only for a nil Shell or when ctx ends.
 func Probe(ctx context.Context, sh *shellcap.Shell, opts Options) (*Snapshot, error) {
 	if sh == nil {
 		return nil, errors.New("envprobe: nil Shell")
 	}
+	return probe(ctx, coreStarter{core.Of(sh)}, sh.Workspace(), opts)
+}
+
+// probe takes the snapshot with st starting the commands.
+func probe(ctx context.Context, st starter, workspace string, opts Options) (*Snapshot, error) {
 	if opts.Timeout == 0 {
 		opts.Timeout = DefaultTimeout
 	}
@@ -99,8 +107,8 @@ func Probe(ctx context.Context, sh *shellcap.Shell, opts Options) (*Snapshot, er
 		tools = DefaultTools
 	}
 	tools = dedupe(tools)
-	p := &prober{sh: sh, timeout: opts.Timeout}
-	snap := &Snapshot{Workdir: sh.Workspace(), Tools: make([]Tool, len(tools))}
+	p := &prober{st: st, timeout: opts.Timeout, slots: make(chan struct{}, maxConcurrent)}
+	snap := &Snapshot{Workdir: workspace, Tools: make([]Tool, len(tools))}
 
 	var wg sync.WaitGroup
 	wg.Go(func() { p.shell(ctx, snap) })
@@ -124,48 +132,32 @@ func Probe(ctx context.Context, sh *shellcap.Shell, opts Options) (*Snapshot, er
 	if snap.OS == "" {
 		snap.OS, snap.Arch = runtimeOS(), runtime.GOARCH
 	}
-	if err := ctx.Err(); err != nil {
-		return snap, err
-	}
-	return snap, p.hostErr()
+	return snap, ctx.Err()
 }
 
 type prober struct {
-	sh      *shellcap.Shell
+	st      starter
 	timeout time.Duration
-
-	mu  sync.Mutex
-	err error // the first error sh.Run returned
+	slots   chan struct{} // bounds the probes running at once
 }
 
-func (p *prober) hostErr() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
-}
-
-// run runs one probe. It returns the result when the command ran and
-// exited, else a reason for the snapshot.
-func (p *prober) run(ctx context.Context, command string) (*shellcap.Result, string) {
-	res, err := p.sh.Run(ctx, shellcap.Request{Command: command, Timeout: p.timeout})
+// run runs one probe. It returns the outcome when the command ran and
+// exited, else the reason for the snapshot.
+func (p *prober) run(ctx context.Context, command string) (*outcome, string) {
+	select {
+	case p.slots <- struct{}{}:
+		defer func() { <-p.slots }()
+	case <-ctx.Done():
+		return nil, "cancelled"
+	}
+	res, err := execute(ctx, p.st, command, p.timeout)
 	switch {
 	case err != nil:
-		p.mu.Lock()
-		if p.err == nil {
-			p.err = fmt.Errorf("envprobe: %w", err)
-		}
-		p.mu.Unlock()
-		return nil, err.Error()
-	case res.Err != nil:
-		var pe *shellcap.PolicyError
-		if errors.As(res.Err, &pe) {
-			return nil, "refused by policy: " + oneLine(pe.Error())
-		}
-		return nil, oneLine(res.Err.Error())
-	case res.TimedOut:
-		return nil, "timed out after " + p.timeout.String()
-	case res.Canceled:
+		return nil, hostReason(err)
+	case res.canceled:
 		return nil, "cancelled"
+	case res.timedOut:
+		return nil, "timed out after " + p.timeout.String()
 	}
 	return res, ""
 }
@@ -174,10 +166,10 @@ func (p *prober) run(ctx context.Context, command string) (*shellcap.Result, str
 // needs no program beyond the shell's builtins.
 func (p *prober) shell(ctx context.Context, snap *Snapshot) {
 	res, _ := p.run(ctx, `printf '%s\n' "$0" "${BASH_VERSION:-${ZSH_VERSION:-${KSH_VERSION:-}}}"`)
-	if res == nil || res.ExitCode != 0 {
+	if res == nil || res.exitCode != 0 {
 		return
 	}
-	lines := strings.Split(res.Stdout, "\n")
+	lines := strings.Split(res.stdout, "\n")
 	snap.Shell = strings.TrimPrefix(strings.TrimSpace(lines[0]), "-")
 	if i := strings.LastIndexByte(snap.Shell, '/'); i >= 0 {
 		snap.Shell = snap.Shell[i+1:]
@@ -185,18 +177,15 @@ func (p *prober) shell(ctx context.Context, snap *Snapshot) {
 	if len(lines) > 1 {
 		snap.ShellVersion = versionOf(lines[1])
 	}
-	if res.Cwd != "" {
-		snap.Workdir = res.Cwd
-	}
 }
 
 // system runs uname.
 func (p *prober) system(ctx context.Context, snap *Snapshot) {
 	res, _ := p.run(ctx, "uname -srm")
-	if res == nil || res.ExitCode != 0 {
+	if res == nil || res.exitCode != 0 {
 		return
 	}
-	f := strings.Fields(res.Stdout)
+	f := strings.Fields(res.stdout)
 	if len(f) == 3 {
 		snap.OS, snap.Kernel, snap.Arch = f[0], f[1], f[2]
 	}
@@ -213,17 +202,17 @@ func (p *prober) tool(ctx context.Context, name string) Tool {
 	switch {
 	case res == nil:
 		t.Error = reason
-	case res.ExitCode == 127:
+	case res.exitCode == 127:
 		// not found: the shell said so
-	case res.ExitCode == 126:
+	case res.exitCode == 126:
 		t.Found, t.Error = true, "not executable"
-	case res.ExitCode != 0:
-		t.Found, t.Error = true, fmt.Sprintf("%s exited with status %d", command, res.ExitCode)
+	case res.exitCode != 0:
+		t.Found, t.Error = true, fmt.Sprintf("%s exited with status %d", command, res.exitCode)
 	default:
 		t.Found = true
-		out := res.Stdout
+		out := res.stdout
 		if strings.TrimSpace(out) == "" {
-			out = res.Stderr // python 2 prints its version there
+			out = res.stderr // python 2 prints its version there
 		}
 		t.Version = versionOf(firstLine(out))
 	}

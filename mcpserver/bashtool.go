@@ -25,10 +25,7 @@ Each MCP session has its own shell. A client without a session (stateless HTTP) 
 // options', else the Shell's.
 func (s *Server) bashSchema() map[string]any {
 	st := core.Of(s.opts.Shell).Settings
-	def, max := st.DefaultTimeout, st.MaxTimeout
-	if s.opts.Session.MaxTimeout > 0 {
-		max = s.opts.Session.MaxTimeout
-	}
+	def, max := st.DefaultTimeout, s.bashMaxTimeout()
 	if s.opts.Session.DefaultTimeout > 0 {
 		def = s.opts.Session.DefaultTimeout
 	}
@@ -37,9 +34,18 @@ func (s *Server) bashSchema() map[string]any {
 		"command":    str("The command to run. Required unless restart is true."),
 		"restart":    boolean("Restart the bash session, discarding its state."),
 		"session_id": str("The session_id of an earlier result, to use that shell. Omit it to use this MCP session's shell."),
-		"timeout_seconds": map[string]any{"type": "number", "exclusiveMinimum": 0, "maximum": max.Seconds(),
+		"timeout_seconds": map[string]any{"type": "number", "minimum": minTimeout.Seconds(), "maximum": max.Seconds(),
 			"description": fmt.Sprintf("Seconds before the command is interrupted (the session survives). Default %s, at most %s.", durationText(def), durationText(max))},
 	})
+}
+
+// bashMaxTimeout is the largest timeout of a bash session command: the
+// sessions' own, else the Shell's.
+func (s *Server) bashMaxTimeout() time.Duration {
+	if s.opts.Session.MaxTimeout > 0 {
+		return s.opts.Session.MaxTimeout
+	}
+	return core.Of(s.opts.Shell).Settings.MaxTimeout
 }
 
 // bashOutputSchema is the structured result of the bash tool: a command
@@ -117,7 +123,7 @@ func (s *Server) shellFor(sc *scope, handle *string) (*bashShell, *mcp.CallToolR
 		if b, ok := s.shells[*handle]; ok {
 			return b, nil
 		}
-		return nil, toolError(fmt.Sprintf("Unknown session_id %q: no such bash session (it ended, or was never issued). Omit session_id to get a new shell.", *handle))
+		return nil, toolError(fmt.Sprintf("Unknown session_id %s: no such bash session (it ended, or was never issued). Omit session_id to get a new shell.", echo(*handle)))
 	}
 	if !sc.stateless {
 		if b, ok := s.shells[sc.bash]; ok {
@@ -170,18 +176,15 @@ func (s *Server) registerBash(srv *mcp.Server) {
 
 func (s *Server) bashTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct {
-		Command        *string  `json:"command"`
-		Restart        bool     `json:"restart"`
-		SessionID      *string  `json:"session_id"`
-		TimeoutSeconds *float64 `json:"timeout_seconds"`
+		Command        *string `json:"command"`
+		Restart        bool    `json:"restart"`
+		SessionID      *string `json:"session_id"`
+		TimeoutSeconds seconds `json:"timeout_seconds"`
 	}
-	if err := decodeArgs(req, &args); err != nil {
-		return toolError(err.Error()), nil
-	}
-	timeout, bad := timeoutArg(args.TimeoutSeconds)
-	if bad != nil {
+	if bad := decodeArgs(req, &args); bad != nil {
 		return bad, nil
 	}
+	timeout, terr := args.TimeoutSeconds.duration("timeout_seconds", s.bashMaxTimeout(), false)
 	if args.Command == nil && !args.Restart {
 		return toolError(`Provide "command", or "restart": true.`), nil
 	}
@@ -190,13 +193,17 @@ func (s *Server) bashTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if bad != nil {
 		return bad, nil
 	}
+	if terr != nil { // refused as run_command refuses it, before anything runs
+		out := bashResult{&session.Result{Result: *s.refused(deref(args.Command), terr)}, b.handle}
+		return toolResult(s.content(sc, out.res.Text()+handleNote(sc, b)), out, out), nil
+	}
 	sess, err := b.get(ctx, s)
 	if err != nil {
-		return nil, err
+		return s.callError(fmt.Errorf("the bash session could not start (run_command may still work): %w", err))
 	}
 	if args.Restart {
 		if err := sess.Restart(ctx); err != nil {
-			return nil, err
+			return s.callError(err)
 		}
 		if args.Command == nil {
 			return toolResult(s.content(sc, "The bash session was restarted."+handleNote(sc, b)), map[string]any{"session_id": b.handle}, nil), nil
@@ -205,13 +212,20 @@ func (s *Server) bashTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	ctx, approval := s.withApproval(ctx, req, *args.Command)
 	res, err := sess.Run(ctx, session.Request{Command: *args.Command, Timeout: timeout})
 	if err != nil {
-		return nil, err
+		return s.callError(err)
 	}
 	if ask := approval.inputRequest(); ask != nil {
 		return ask, nil
 	}
 	out := bashResult{res, b.handle}
 	return toolResult(s.content(sc, res.Text()+handleNote(sc, b)), out, out), nil
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 // handleNote tells a client without a session which shell it used.

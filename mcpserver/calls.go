@@ -2,8 +2,10 @@ package mcpserver
 
 import (
 	"context"
+	"slices"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -13,6 +15,11 @@ func (s *Server) trackCalls(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method != "tools/call" {
 			return next(ctx, method, req)
+		}
+		if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil && !slices.Contains(s.tools, r.Params.Name) {
+			// A protocol error, as the SDK would make it, but repeating
+			// at most maxEcho characters of the name.
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool " + echo(r.Params.Name)}
 		}
 		s.calls.begin()
 		defer s.calls.end()

@@ -7,8 +7,12 @@
 //	err := srv.MCP().Run(ctx, &mcp.StdioTransport{})
 //
 // Every tool returns exactly [shellcap.Result.Text] as its text content and
-// the structured result beside it. Refusals by the command policy are tool
-// results with isError set, never protocol errors. While a command runs,
+// the structured result beside it. Refusals by the command policy, bad
+// arguments and host-side failures the model can act on (a vanished
+// workspace, no bash on the PATH, a closing Shell) are tool results with
+// isError set, never protocol errors; only a cancelled call and an unknown
+// tool are. Messages repeat at most 100 characters of the model's input.
+// While a command runs,
 // output chunks are sent as progress notifications when the client asked
 // for progress; a cancelled call stops the command's whole process group.
 //

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -20,7 +21,8 @@ import (
 // HTTPOptions configures the streamable HTTP transport. The zero value
 // listens on 127.0.0.1:7777 without a token.
 type HTTPOptions struct {
-	// Addr is the listen address. Empty means 127.0.0.1:7777.
+	// Addr is the listen address, host:port (the host may be empty or a
+	// name). Empty means 127.0.0.1:7777.
 	Addr string
 	// Token is the bearer token clients must send. Required whenever Addr
 	// is not a loopback address; empty on loopback means no token.
@@ -28,7 +30,9 @@ type HTTPOptions struct {
 	// AllowedOrigins lists browser origins (scheme://host[:port]) allowed
 	// besides loopback ones. Requests from any other Origin are refused.
 	AllowedOrigins []string
-	// MaxBodyBytes bounds a request body. Zero means 4 MiB.
+	// MaxBodyBytes bounds a request body. Zero means 4 MiB; otherwise it
+	// must be at least MinBodyBytes, enough for a request with a long
+	// command.
 	MaxBodyBytes int64
 	// SessionIdleTimeout closes MCP sessions idle this long, and with them
 	// their bash shells. Zero means 30 minutes. Jobs outlive it: they are
@@ -45,6 +49,9 @@ const shutdownBound = 30 * time.Second
 
 // DefaultMaxSessions is HTTPOptions.MaxSessions when zero.
 const DefaultMaxSessions = 100
+
+// MinBodyBytes is the smallest HTTPOptions.MaxBodyBytes accepted.
+const MinBodyBytes = 64 << 10
 
 // MinTokenBytes is the shortest bearer token accepted.
 const MinTokenBytes = 16
@@ -69,8 +76,19 @@ func (o *HTTPOptions) fill() error {
 	if o.MaxSessions == 0 {
 		o.MaxSessions = DefaultMaxSessions
 	}
+	// The messages say "option NAME:" so that a front end can name its
+	// own key for NAME (config.KeyError).
 	if o.MaxSessions < 0 {
-		return fmt.Errorf("mcpserver: MaxSessions must not be negative (got %d)", o.MaxSessions)
+		return fmt.Errorf("mcpserver: option MaxSessions: must not be negative (got %d)", o.MaxSessions)
+	}
+	if o.SessionIdleTimeout < 0 {
+		return fmt.Errorf("mcpserver: option SessionIdleTimeout: must not be negative (got %v)", o.SessionIdleTimeout)
+	}
+	if o.MaxBodyBytes < MinBodyBytes {
+		return fmt.Errorf("mcpserver: option MaxBodyBytes: must be at least %d bytes (64KiB) to hold a request (got %d)", MinBodyBytes, o.MaxBodyBytes)
+	}
+	if _, port, err := net.SplitHostPort(o.Addr); err != nil || !validPort(port) {
+		return fmt.Errorf("mcpserver: option Addr: %q is not a listen address: want host:port, such as 127.0.0.1:7777 or :7777", o.Addr)
 	}
 	if o.Token == "" && !loopbackAddr(o.Addr) {
 		return fmt.Errorf("%w (address %s)", ErrTokenRequired, o.Addr)
@@ -80,10 +98,27 @@ func (o *HTTPOptions) fill() error {
 	}
 	for _, origin := range o.AllowedOrigins {
 		if u, err := url.Parse(origin); err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" {
-			return fmt.Errorf("mcpserver: invalid allowed origin %q (want scheme://host[:port])", origin)
+			return fmt.Errorf("mcpserver: option AllowedOrigins: invalid origin %q (want scheme://host[:port])", origin)
 		}
 	}
 	return nil
+}
+
+// validPort reports whether port is a port number or a service name
+// net.Listen may look up ("http").
+func validPort(port string) bool {
+	if _, err := strconv.ParseUint(port, 10, 16); err == nil {
+		return true
+	}
+	if port == "" || !('a' <= port[0] && port[0] <= 'z' || 'A' <= port[0] && port[0] <= 'Z') {
+		return false
+	}
+	for _, c := range port {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // HTTPHandler returns the streamable HTTP handler with the token, origin

@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,7 +51,7 @@ The command keeps running after this call (and if the server restarts). Use chec
 			Description: `Wait until a background command finishes or timeout_seconds pass, then report like check_command. Waiting longer does not stop the command; if it is still running afterwards, wait again, check later or stop it.`,
 			InputSchema: object(map[string]any{
 				"command_id":      str("The ID start_command returned."),
-				"timeout_seconds": map[string]any{"type": "number", "exclusiveMinimum": 0, "maximum": jobs.MaxWait.Seconds(), "description": "How long to wait at most, in seconds."},
+				"timeout_seconds": map[string]any{"type": "number", "minimum": minTimeout.Seconds(), "maximum": jobs.MaxWait.Seconds(), "description": "How long to wait at most, in seconds."},
 			}, "command_id", "timeout_seconds"),
 			Annotations: readOnly,
 		}, s.waitCommand)
@@ -92,7 +91,7 @@ In foreground mode (the default) the call waits up to timeout seconds (default %
 			InputSchema: object(map[string]any{
 				"command": str("The shell command line to run with bash -c."),
 				"mode":    map[string]any{"type": "string", "enum": []string{"foreground", "background"}, "default": "foreground", "description": "foreground waits for output; background returns at once."},
-				"timeout": map[string]any{"type": "number", "exclusiveMinimum": 0, "maximum": jobs.MaxShellTimeout.Seconds(), "description": "Seconds a foreground call waits."},
+				"timeout": map[string]any{"type": "number", "minimum": minTimeout.Seconds(), "maximum": jobs.MaxShellTimeout.Seconds(), "description": "Seconds a foreground call waits."},
 			}, "command"),
 			Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 		}, s.shellTool)
@@ -104,16 +103,17 @@ func (s *Server) startCommand(ctx context.Context, req *mcp.CallToolRequest) (*m
 		Command *string `json:"command"`
 		Stdin   bool    `json:"stdin"`
 	}
-	if err := decodeArgs(req, &args); err != nil {
-		return toolError(err.Error()), nil
+	if bad := decodeArgs(req, &args); bad != nil {
+		return bad, nil
 	}
-	if args.Command == nil {
-		return toolError(`missing required argument "command"`), nil
+	command, bad := required(args.Command, "command")
+	if bad != nil {
+		return bad, nil
 	}
-	ctx, approval := s.withApproval(ctx, req, *args.Command)
-	res, err := s.opts.Jobs.Start(ctx, jobs.StartRequest{Command: *args.Command, Stdin: args.Stdin})
+	ctx, approval := s.withApproval(ctx, req, command)
+	res, err := s.opts.Jobs.Start(ctx, jobs.StartRequest{Command: command, Stdin: args.Stdin})
 	if err != nil {
-		return nil, err
+		return s.callError(err)
 	}
 	if ask := approval.inputRequest(); ask != nil {
 		return ask, nil
@@ -132,11 +132,12 @@ type idArgs struct {
 	CommandID *string `json:"command_id"`
 }
 
+// id returns the command_id argument. An over-long one is cut for the
+// messages that repeat it: it names no job either way (an ID is 32
+// characters).
 func (a *idArgs) id() (string, *mcp.CallToolResult) {
-	if a.CommandID == nil {
-		return "", toolError(`missing required argument "command_id"`)
-	}
-	return *a.CommandID, nil
+	id, bad := required(a.CommandID, "command_id")
+	return cut(id), bad
 }
 
 func (s *Server) checkCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -144,8 +145,8 @@ func (s *Server) checkCommand(ctx context.Context, req *mcp.CallToolRequest) (*m
 		idArgs
 		NewOnly bool `json:"new_only"`
 	}
-	if err := decodeArgs(req, &args); err != nil {
-		return toolError(err.Error()), nil
+	if bad := decodeArgs(req, &args); bad != nil {
+		return bad, nil
 	}
 	id, bad := args.id()
 	if bad != nil {
@@ -153,7 +154,7 @@ func (s *Server) checkCommand(ctx context.Context, req *mcp.CallToolRequest) (*m
 	}
 	res, err := s.opts.Jobs.Check(ctx, jobs.CheckRequest{ID: id, NewOnly: args.NewOnly})
 	if err != nil {
-		return nil, err
+		return s.callError(err)
 	}
 	return s.jobResult(ctx, req, res), nil
 }
@@ -161,22 +162,22 @@ func (s *Server) checkCommand(ctx context.Context, req *mcp.CallToolRequest) (*m
 func (s *Server) waitCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct {
 		idArgs
-		TimeoutSeconds *float64 `json:"timeout_seconds"`
+		TimeoutSeconds seconds `json:"timeout_seconds"`
 	}
-	if err := decodeArgs(req, &args); err != nil {
-		return toolError(err.Error()), nil
+	if bad := decodeArgs(req, &args); bad != nil {
+		return bad, nil
 	}
 	id, bad := args.id()
 	if bad != nil {
 		return bad, nil
 	}
-	timeout, bad := seconds(args.TimeoutSeconds, "timeout_seconds", true)
-	if bad != nil {
-		return bad, nil
+	timeout, err := args.TimeoutSeconds.duration("timeout_seconds", jobs.MaxWait, true)
+	if err != nil {
+		return toolError(err.Error()), nil
 	}
 	res, err := s.opts.Jobs.Wait(ctx, id, timeout)
 	if err != nil {
-		return nil, err
+		return s.callError(err)
 	}
 	return s.jobResult(ctx, req, res), nil
 }
@@ -187,27 +188,28 @@ func (s *Server) sendInput(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		Text *string `json:"text"`
 		EOF  bool    `json:"eof"`
 	}
-	if err := decodeArgs(req, &args); err != nil {
-		return toolError(err.Error()), nil
+	if bad := decodeArgs(req, &args); bad != nil {
+		return bad, nil
 	}
 	id, bad := args.id()
 	if bad != nil {
 		return bad, nil
 	}
-	if args.Text == nil {
-		return toolError(`missing required argument "text"`), nil
+	input, bad := required(args.Text, "text")
+	if bad != nil {
+		return bad, nil
 	}
-	res, err := s.opts.Jobs.Input(ctx, jobs.InputRequest{ID: id, Text: *args.Text, EOF: args.EOF})
+	res, err := s.opts.Jobs.Input(ctx, jobs.InputRequest{ID: id, Text: input, EOF: args.EOF})
 	if err != nil {
-		return nil, err
+		return s.callError(err)
 	}
 	return s.jobResult(ctx, req, res), nil
 }
 
 func (s *Server) stopCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args idArgs
-	if err := decodeArgs(req, &args); err != nil {
-		return toolError(err.Error()), nil
+	if bad := decodeArgs(req, &args); bad != nil {
+		return bad, nil
 	}
 	id, bad := args.id()
 	if bad != nil {
@@ -215,19 +217,19 @@ func (s *Server) stopCommand(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	}
 	res, err := s.opts.Jobs.Stop(ctx, jobs.StopRequest{ID: id})
 	if err != nil {
-		return nil, err
+		return s.callError(err)
 	}
 	return s.jobResult(ctx, req, res), nil
 }
 
 func (s *Server) listCommands(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct{}
-	if err := decodeArgs(req, &args); err != nil {
-		return toolError(err.Error()), nil
+	if bad := decodeArgs(req, &args); bad != nil {
+		return bad, nil
 	}
 	res, err := s.opts.Jobs.List(ctx)
 	if err != nil {
-		return nil, err
+		return s.callError(err)
 	}
 	sc := s.scopeOf(ctx, req.Session)
 	if !sc.all {
@@ -247,27 +249,28 @@ func (s *Server) listCommands(ctx context.Context, req *mcp.CallToolRequest) (*m
 
 func (s *Server) shellTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct {
-		Command *string  `json:"command"`
-		Mode    string   `json:"mode"`
-		Timeout *float64 `json:"timeout"`
+		Command *string `json:"command"`
+		Mode    string  `json:"mode"`
+		Timeout seconds `json:"timeout"`
 	}
-	if err := decodeArgs(req, &args); err != nil {
-		return toolError(err.Error()), nil
+	if bad := decodeArgs(req, &args); bad != nil {
+		return bad, nil
 	}
-	if args.Command == nil {
-		return toolError(`missing required argument "command"`), nil
+	command, bad := required(args.Command, "command")
+	if bad != nil {
+		return bad, nil
 	}
-	r := jobs.ShellRequest{Command: *args.Command}
+	r := jobs.ShellRequest{Command: command}
 	switch args.Mode {
 	case "", "foreground":
 	case "background":
 		r.Mode = jobs.Background
 	default:
-		return toolError(`mode must be "foreground" or "background"`), nil
+		return toolError(fmt.Sprintf(`mode must be "foreground" or "background" (got %s).`, echo(args.Mode))), nil
 	}
-	timeout, bad := seconds(args.Timeout, "timeout", false)
-	if bad != nil {
-		return bad, nil
+	timeout, err := args.Timeout.duration("timeout", jobs.MaxShellTimeout, false)
+	if err != nil {
+		return toolError(err.Error()), nil
 	}
 	r.Timeout = timeout
 	p := newProgress(ctx, req)
@@ -276,31 +279,17 @@ func (s *Server) shellTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 			p.output(shellcap.Stdout, []byte(e.Text))
 		}
 	}
-	ctx, approval := s.withApproval(ctx, req, *args.Command)
+	ctx, approval := s.withApproval(ctx, req, command)
 	res, err := s.opts.Jobs.Shell(ctx, r)
 	p.stop()
 	if err != nil {
-		return nil, err
+		return s.callError(err)
 	}
 	if ask := approval.inputRequest(); ask != nil {
 		return ask, nil
 	}
 	s.ownJob(approval.scope, res.ID)
 	return s.textResult(approval.scope, res), nil
-}
-
-// seconds converts a timeout argument; required says whether it may be absent.
-func seconds(v *float64, name string, required bool) (time.Duration, *mcp.CallToolResult) {
-	if v == nil {
-		if required {
-			return 0, toolError(fmt.Sprintf("missing required argument %q", name))
-		}
-		return 0, nil
-	}
-	if *v <= 0 || math.IsNaN(*v) || math.IsInf(*v, 0) || *v > 1e6 {
-		return 0, toolError(name + " must be a positive number of seconds.")
-	}
-	return time.Duration(*v * float64(time.Second)), nil
 }
 
 func durationText(d time.Duration) string { return fmt.Sprintf("%gs", d.Seconds()) }

@@ -1,36 +1,34 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"math"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/core"
 )
 
 type runCommandArgs struct {
-	Command        *string  `json:"command"`
-	TimeoutSeconds *float64 `json:"timeout_seconds"`
+	Command        *string `json:"command"`
+	TimeoutSeconds seconds `json:"timeout_seconds"`
 }
 
 func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args runCommandArgs
-	if err := decodeArgs(req, &args); err != nil {
-		return toolError(err.Error()), nil
-	}
-	if args.Command == nil {
-		return toolError(`missing required argument "command"`), nil
-	}
-	r := shellcap.Request{Command: *args.Command}
-	var bad *mcp.CallToolResult
-	if r.Timeout, bad = timeoutArg(args.TimeoutSeconds); bad != nil {
+	if bad := decodeArgs(req, &args); bad != nil {
 		return bad, nil
 	}
+	command, bad := required(args.Command, "command")
+	if bad != nil {
+		return bad, nil
+	}
+	r := shellcap.Request{Command: command}
+	timeout, err := args.TimeoutSeconds.duration("timeout_seconds", core.Of(s.opts.Shell).Settings.MaxTimeout, false)
+	if err != nil { // refused like the Shell refuses: a result that did not run
+		return s.commandResult(s.scopeOf(ctx, req.Session), s.refused(command, err)), nil
+	}
+	r.Timeout = timeout
 	ctx, approval := s.withApproval(ctx, req, r.Command)
 	p := newProgress(ctx, req)
 	r.OnOutput = p.output
@@ -44,26 +42,12 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	res, err := run(ctx, r)
 	p.stop()
 	if err != nil {
-		return nil, err
+		return s.callError(err)
 	}
 	if ask := approval.inputRequest(); ask != nil {
 		return ask, nil
 	}
 	return s.commandResult(approval.scope, res), nil
-}
-
-// timeoutArg converts the timeout_seconds argument of run_command and bash;
-// absent is zero (the default). A value that is no positive number of
-// seconds is refused here; one outside the allowed range is refused by the
-// Shell with the message that states the range.
-func timeoutArg(t *float64) (time.Duration, *mcp.CallToolResult) {
-	if t == nil {
-		return 0, nil
-	}
-	if *t <= 0 || math.IsNaN(*t) || math.IsInf(*t, 0) || *t > 1e6 {
-		return 0, toolError("timeout_seconds must be a positive number of seconds.")
-	}
-	return time.Duration(*t * float64(time.Second)), nil
 }
 
 // runOrPromote runs the command as a job that becomes a background command
@@ -73,7 +57,7 @@ func (s *Server) runOrPromote(ctx context.Context, r shellcap.Request, approval 
 	res, err := s.opts.Jobs.Run(ctx, r, s.opts.ForegroundTimeout)
 	p.stop()
 	if err != nil {
-		return nil, err
+		return s.callError(err)
 	}
 	if ask := approval.inputRequest(); ask != nil {
 		return ask, nil
@@ -97,24 +81,14 @@ type promoted struct {
 	Sandbox  *shellcap.Enforcement `json:"sandbox,omitempty"`
 }
 
+// refused is the result of a command refused before it ran.
+func (s *Server) refused(command string, err error) *shellcap.Result {
+	return &shellcap.Result{Command: command, Cwd: s.opts.Shell.Workspace(), Err: err}
+}
+
 // commandResult renders a shellcap result as a tool result: the model text
 // (then any job-finished notices) and the structured result. Refusals are
 // marked isError.
 func (s *Server) commandResult(sc *scope, res *shellcap.Result) *mcp.CallToolResult {
 	return toolResult(s.content(sc, res.Text()), res, res)
-}
-
-// decodeArgs unmarshals the tool arguments strictly: unknown arguments are
-// errors the model can read.
-func decodeArgs(req *mcp.CallToolRequest, v any) error {
-	raw := req.Params.Arguments
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("invalid arguments for %s: %v", req.Params.Name, err)
-	}
-	return nil
 }

@@ -119,7 +119,7 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.New("mcpserver: Options.Shell is required")
 	}
 	if opts.Executor != nil && opts.ForegroundTimeout > 0 {
-		return nil, errors.New("mcpserver: Options.ForegroundTimeout needs run_command on the Shell: with an Executor a promoted command would continue on the host")
+		return nil, errors.New("mcpserver: option ForegroundTimeout: needs run_command on the Shell: with an Executor a promoted command would continue on the host")
 	}
 	if opts.Name == "" {
 		opts.Name = "shellcap"

@@ -67,7 +67,7 @@ func (s *Server) runCommandSchema() map[string]any {
 		"type": "object",
 		"properties": map[string]any{
 			"command": map[string]any{"type": "string", "description": "The shell command line to run with bash -c."},
-			"timeout_seconds": map[string]any{"type": "number", "exclusiveMinimum": 0, "maximum": max.Seconds(),
+			"timeout_seconds": map[string]any{"type": "number", "minimum": minTimeout.Seconds(), "maximum": max.Seconds(),
 				"description": fmt.Sprintf("Seconds before the command is stopped. Default %s, at most %s.", durationText(def), durationText(max))},
 		},
 		"required":             []string{"command"},

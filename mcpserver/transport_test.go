@@ -94,7 +94,7 @@ func TestHTTPGuards(t *testing.T) {
 			t.Fatalf("token %q: %v", short, err)
 		}
 	}
-	ts, err := newHTTPServer(t, mcpserver.HTTPOptions{Addr: "127.0.0.1:0", Token: "s3cret-0123456789abcdef", MaxBodyBytes: 1024})
+	ts, err := newHTTPServer(t, mcpserver.HTTPOptions{Addr: "127.0.0.1:0", Token: "s3cret-0123456789abcdef", MaxBodyBytes: mcpserver.MinBodyBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestHTTPGuards(t *testing.T) {
 		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, "", body, http.StatusUnauthorized},
 		{"foreign origin", map[string]string{"Authorization": "Bearer s3cret-0123456789abcdef", "Origin": "https://evil.example"}, "", body, http.StatusForbidden},
 		{"rebinding host", map[string]string{"Authorization": "Bearer s3cret-0123456789abcdef"}, "evil.example", body, http.StatusForbidden},
-		{"body too large", map[string]string{"Authorization": "Bearer s3cret-0123456789abcdef"}, "", body + strings.Repeat(" ", 2000), http.StatusRequestEntityTooLarge},
+		{"body too large", map[string]string{"Authorization": "Bearer s3cret-0123456789abcdef"}, "", body + strings.Repeat(" ", mcpserver.MinBodyBytes), http.StatusRequestEntityTooLarge},
 		{"good", map[string]string{"Authorization": "Bearer s3cret-0123456789abcdef", "Origin": "http://localhost:3000"}, "", body, http.StatusOK},
 		{"lower-case scheme", map[string]string{"Authorization": "bearer s3cret-0123456789abcdef"}, "", body, http.StatusOK},
 		{"upper-case scheme", map[string]string{"Authorization": "BEARER s3cret-0123456789abcdef"}, "", body, http.StatusOK},
@@ -188,5 +188,35 @@ func TestHTTPIdleSessionsAreReaped(t *testing.T) {
 		}
 		// Pings would keep it alive: give it the idle time.
 		time.Sleep(400 * time.Millisecond)
+	}
+}
+
+// TestHTTPOptionErrors: options the HTTP server cannot use are refused
+// with messages naming the option ("option NAME:", which front ends map
+// to their own keys): an address that is no host:port, a body bound too
+// small to hold a request, negative bounds.
+func TestHTTPOptionErrors(t *testing.T) {
+	for _, c := range []struct {
+		opts mcpserver.HTTPOptions
+		want string
+	}{
+		{mcpserver.HTTPOptions{Addr: "12"}, `option Addr: "12" is not a listen address`},
+		{mcpserver.HTTPOptions{Addr: "127.0.0.1:99999"}, `option Addr: "127.0.0.1:99999" is not a listen address`},
+		{mcpserver.HTTPOptions{MaxBodyBytes: 10}, "option MaxBodyBytes: must be at least 65536 bytes"},
+		{mcpserver.HTTPOptions{MaxBodyBytes: -1}, "option MaxBodyBytes: must be at least 65536 bytes"},
+		{mcpserver.HTTPOptions{MaxSessions: -1}, "option MaxSessions: must not be negative"},
+		{mcpserver.HTTPOptions{SessionIdleTimeout: -time.Second}, "option SessionIdleTimeout: must not be negative"},
+	} {
+		if _, err := newHTTPServer(t, c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.opts, err, c.want)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "localhost:0", "[::1]:0"} {
+		ts, err := newHTTPServer(t, mcpserver.HTTPOptions{Addr: addr})
+		if err != nil {
+			t.Errorf("%s: %v", addr, err)
+		} else {
+			ts.Close()
+		}
 	}
 }

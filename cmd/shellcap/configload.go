@@ -213,6 +213,7 @@ func (o *optionFlags) effective(f *pflag.FlagSet, extra ...*config.File) (*confi
 	if err != nil {
 		return nil, err
 	}
+	o.origins = l.origins
 	return l.eff, nil
 }
 
@@ -252,7 +253,7 @@ func (o *optionFlags) shell(f *pflag.FlagSet, extra ...*config.File) (*shellcap.
 	}
 	sh, c, err := openShell(opts, planSandbox(eff))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, o.keyed("shellcap.Options", err)
 	}
 	if c.warning != "" {
 		slog.Warn("shellcap: " + c.warning)

@@ -24,8 +24,9 @@ func newEnvCmd() *cobra.Command {
 		Short: "Print the environment snapshot an agent is told about",
 		Long: `Print the environment snapshot the MCP server puts in its instructions: shell
 and version, operating system, working directory and the versions of probed
-tools. Probes run through the same policy, environment and limits as the
-agent's commands.`,
+tools. Probes are the host's own fixed commands: they skip the policy and
+approval but run with the same shell, environment, limits and sandbox as the
+agent's commands. A probe that fails is reported as not checked.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sh, eff, err := of.shell(cmd.Flags())

@@ -37,7 +37,7 @@ func (j *jobFlags) manager(cmd *cobra.Command) (*jobs.Manager, *shellcap.Shell, 
 	m, err := jobs.New(sh, jobOptions(sh, eff))
 	if err != nil {
 		sh.Close()
-		return nil, nil, err
+		return nil, nil, j.options.keyed("jobs.Options", err)
 	}
 	return m, sh, nil
 }
@@ -80,7 +80,7 @@ func newJobCmds() []*cobra.Command {
 	var (
 		stdin   bool
 		newOnly bool
-		wait    time.Duration
+		wait    = timeoutFlag(jobs.DefaultWait)
 		keep    bool
 		eof     bool
 	)
@@ -92,25 +92,25 @@ func newJobCmds() []*cobra.Command {
 		})
 	check := jobCommand("check ID", "Print a background command's status and recent output", cobra.ExactArgs(1),
 		func(cmd *cobra.Command, m *jobs.Manager, args []string) (texter, error) {
-			return m.Check(cmd.Context(), jobs.CheckRequest{ID: args[0], NewOnly: newOnly})
+			return m.Check(cmd.Context(), jobs.CheckRequest{ID: idArg(args[0]), NewOnly: newOnly})
 		}, func(c *cobra.Command) {
 			c.Flags().BoolVar(&newOnly, "new", false, "only output since the last check")
 		})
 	waitCmd := jobCommand("wait ID", "Wait for a background command to finish", cobra.ExactArgs(1),
 		func(cmd *cobra.Command, m *jobs.Manager, args []string) (texter, error) {
-			return m.Wait(cmd.Context(), args[0], wait)
+			return m.Wait(cmd.Context(), idArg(args[0]), time.Duration(wait))
 		}, func(c *cobra.Command) {
-			c.Flags().DurationVarP(&wait, "timeout", "t", jobs.DefaultWait, "how long to wait at most")
+			c.Flags().VarP(&wait, "timeout", "t", "how long to wait at most: a duration (2m) or seconds")
 		})
 	stop := jobCommand("stop ID", "Stop a background command and print its final output", cobra.ExactArgs(1),
 		func(cmd *cobra.Command, m *jobs.Manager, args []string) (texter, error) {
-			return m.Stop(cmd.Context(), jobs.StopRequest{ID: args[0], Keep: keep})
+			return m.Stop(cmd.Context(), jobs.StopRequest{ID: idArg(args[0]), Keep: keep})
 		}, func(c *cobra.Command) {
 			c.Flags().BoolVar(&keep, "keep", false, "keep the job's logs")
 		})
 	input := jobCommand("input ID TEXT", "Write TEXT to a background command's stdin", cobra.ExactArgs(2),
 		func(cmd *cobra.Command, m *jobs.Manager, args []string) (texter, error) {
-			return m.Input(cmd.Context(), jobs.InputRequest{ID: args[0], Text: args[1], EOF: eof})
+			return m.Input(cmd.Context(), jobs.InputRequest{ID: idArg(args[0]), Text: args[1], EOF: eof})
 		}, func(c *cobra.Command) {
 			c.Flags().BoolVar(&eof, "eof", false, "close stdin after the text")
 		})
@@ -120,6 +120,10 @@ func newJobCmds() []*cobra.Command {
 		}, nil)
 	return []*cobra.Command{start, check, waitCmd, stop, input, list}
 }
+
+// idArg is an ID argument, cut to 100 characters for the messages that
+// repeat it: a longer one names no job either way (an ID is 32).
+func idArg(s string) string { return cutFlag(s) }
 
 // jobError is the message of a result that reports a failure (an unknown
 // ID, a refused command), or "".

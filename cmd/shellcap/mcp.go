@@ -71,10 +71,14 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 	}
 	sh, confinedNote, err := serverShell(opts, eff)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, s.options.keyed("shellcap.Options", err)
 	}
 	var snap *envprobe.Snapshot
-	if !eff.UsesContainer() { // the snapshot would describe the host, not the image
+	// No snapshot for a container (it would describe the host, not the
+	// image) nor for a read-only workspace (no command tools are
+	// offered). A probe that fails is "not checked" in the snapshot,
+	// never a reason not to start.
+	if !eff.UsesContainer() && !sh.ReadOnly() {
 		if snap, err = envprobe.Probe(context.Background(), sh, probeOptions(eff)); err != nil {
 			sh.Close()
 			return nil, nil, err
@@ -83,7 +87,7 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 	m, err := jobs.New(sh, jobOptions(sh, eff))
 	if err != nil {
 		sh.Close()
-		return nil, nil, err
+		return nil, nil, s.options.keyed("jobs.Options", err)
 	}
 	c := &closer{sh: sh, m: m}
 	mo := mcpserver.Options{Shell: sh, Jobs: m, Tools: eff.Tools, Instructions: confinedNote, Environment: snap, Version: version(), Logger: opts.Logger,
@@ -95,7 +99,7 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 		x, err := containerExecutor(sh, eff)
 		if err != nil {
 			c.Close()
-			return nil, nil, err
+			return nil, nil, s.options.keyed("container.Options", err)
 		}
 		c.x = x
 		mo.Executor = x
@@ -105,7 +109,7 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 	srv, err := mcpserver.New(mo)
 	if err != nil {
 		c.Close()
-		return nil, nil, err
+		return nil, nil, s.options.keyed("mcpserver.Options", err)
 	}
 	c.srv = srv
 	return srv, c, nil
@@ -182,7 +186,7 @@ process group stopped; commands die with the server even on SIGKILL.`,
 			defer sh.Close()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return srv.ListenAndServe(ctx, mcpserver.HTTPOptions{
+			err = srv.ListenAndServe(ctx, mcpserver.HTTPOptions{
 				Addr:               deref(s.Addr, "127.0.0.1:7777"),
 				Token:              tok,
 				AllowedOrigins:     s.AllowedOrigins,
@@ -190,6 +194,7 @@ process group stopped; commands die with the server even on SIGKILL.`,
 				SessionIdleTimeout: deref(s.SessionIdleTimeout, 0),
 				MaxSessions:        deref(s.MaxSessions, 0),
 			})
+			return sf.options.keyed("mcpserver.HTTPOptions", err)
 		},
 	}
 	sf.register(cmd, config.Serve)

@@ -24,6 +24,16 @@ type optionFlags struct {
 	policyFile string
 	noDenyList bool
 	allowHost  []string
+	// origins says where each key of the last effective configuration
+	// came from, for the errors that name a key (keyed).
+	origins config.Origins
+}
+
+// keyed makes an error a library constructor returned for an option of
+// type lib ("shellcap.Options", "jobs.Options") name the configuration
+// key instead, and where its value came from (config.KeyError).
+func (o *optionFlags) keyed(lib string, err error) error {
+	return config.KeyError(lib, err, o.origins)
 }
 
 // helperFlags are the flags that set keys without being one: they are

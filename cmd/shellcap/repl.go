@@ -40,7 +40,7 @@ cd and export carry over. A line ending in \ continues on the next line.
 			}
 			sess, err := session.New(cmd.Context(), sh, opts)
 			if err != nil {
-				return err
+				return of.keyed("session.Options", err)
 			}
 			defer sess.Close()
 			return repl(cmd, sess)

@@ -17,7 +17,7 @@ import (
 func newRunCmd() *cobra.Command {
 	var (
 		of       optionFlags
-		timeout  time.Duration
+		timeout  timeoutFlag
 		dir      string
 		jsonOut  bool
 		useStdin bool
@@ -43,14 +43,14 @@ command's own; 124 means it timed out and 125 that shellcap could not run it
 			if eff.UsesContainer() {
 				x, err := containerExecutor(sh, eff)
 				if err != nil {
-					return err
+					return of.keyed("container.Options", err)
 				}
 				defer x.Close()
 				run = x.Run
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			req := shellcap.Request{Command: strings.Join(args, " "), Timeout: timeout, Dir: dir}
+			req := shellcap.Request{Command: strings.Join(args, " "), Timeout: time.Duration(timeout), Dir: dir}
 			if useStdin {
 				req.Stdin = cmd.InOrStdin()
 			}
@@ -71,7 +71,7 @@ command's own; 124 means it timed out and 125 that shellcap could not run it
 	f := cmd.Flags()
 	of.register(f, config.Commands)
 	f.StringVar(&dir, "dir", "", "start in this directory, relative to the workspace")
-	f.DurationVarP(&timeout, "timeout", "t", 0, "timeout for the command (default 30s)")
+	f.VarP(&timeout, "timeout", "t", "timeout for the command: a duration (2m) or seconds (default 30s)")
 	f.BoolVar(&useStdin, "stdin", false, "pass shellcap's standard input to the command (default: /dev/null)")
 	f.BoolVar(&jsonOut, "json", false, "print the structured result as JSON")
 	return cmd
