@@ -40,7 +40,7 @@ import (
 // Record kinds.
 const (
 	kindRun    = "run"    // the command ran; rc is its status
-	kindAnchor = "anchor" // Confine: the workspace root could not be entered
+	kindAnchor = "anchor" // StartInRoot: the workspace root could not be entered
 	kindSync   = "sync"   // a synchronisation step after an interrupt
 )
 
@@ -167,7 +167,7 @@ func ansiQuote(s string) string {
 
 // stepLine is the line that runs command: inline when it is short, else
 // from the command file, which the caller has written. With root set
-// (Confine), the shell first enters root and reports kindAnchor without
+// (StartInRoot), the shell first enters root and reports kindAnchor without
 // running the command when it cannot. With snapshot, the record carries
 // the exported variables.
 func stepLine(id uint64, root, command string, snapshot bool) string {

@@ -29,7 +29,7 @@ cd and export carry over. A line ending in \ continues on the next line.
 				return err
 			}
 			defer sh.Close()
-			sess, err := session.New(cmd.Context(), sh, session.Options{Confine: confine})
+			sess, err := session.New(cmd.Context(), sh, session.Options{StartInRoot: confine})
 			if err != nil {
 				return err
 			}
