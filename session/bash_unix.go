@@ -50,8 +50,8 @@ type bash struct {
 // Shell has a sandbox, inside it: the whole session runs confined.
 //
 // cmdFile becomes the shell's descriptor 4, sharing its file offset.
-func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*bash, error) {
-	probe, err := core.Of(sh).Cmd(":", "", env)
+func startBash(c *core.Shell, env map[string]string, cmdFile *os.File) (*bash, error) {
+	probe, err := c.Cmd(":", "", env)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*ba
 			return nil, errors.New("session: bash is required: " + err.Error())
 		}
 	}
-	cmd, err := core.Of(sh).Cmd("exec "+shellQuote(bashPath)+" --norc --noprofile --noediting +o history -i", "", env)
+	cmd, err := c.Cmd("exec "+shellQuote(bashPath)+" --norc --noprofile --noediting +o history -i", "", env)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*ba
 	cmd.Stdout = child(outW, "session-stdout")
 	cmd.Stderr = child(errW, "session-stderr")
 	cmd.ExtraFiles = []*os.File{child(statusW, "session-status"), cmdFile} // fds 3 and 4
-	p, e, startErr := core.Of(sh).Start(cmd)
+	p, e, startErr := c.Start(cmd)
 	enf, _ := e.(*shellcap.Enforcement)
 	// The child has its copies; close ours (os.File owns them now).
 	for _, f := range []*os.File{cmd.Stdin.(*os.File), cmd.Stdout.(*os.File), cmd.Stderr.(*os.File), cmd.ExtraFiles[0]} {
@@ -122,7 +122,7 @@ func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*ba
 		return fail(&shellcap.StartError{Err: startErr})
 	}
 	b.proc, b.pid, b.sandbox = p, p.Pid, enf
-	if b.release, err = core.Of(sh).WatchGroup(p.Pid); err != nil {
+	if b.release, err = c.WatchGroup(p.Pid); err != nil {
 		// Fail closed: a shell that would outlive us does not run.
 		_ = proc.SignalGroup(p.Pid, syscall.SIGKILL)
 		_, _ = p.Wait()

@@ -5,10 +5,10 @@ package session
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,9 +38,10 @@ const resyncEvery = 250 * time.Millisecond
 // export carry from one Run to the next. It is safe for concurrent use;
 // calls run one at a time.
 type Session struct {
-	sh   *shellcap.Shell
+	core *core.Shell // the Shell's seam, taken once
 	opts Options
 	root string
+	ids  *mrand.ChaCha8 // the random half of step ids (nextID)
 
 	dir        string   // private directory for the exit trap's records
 	releaseDir func()   // ends the Shell's watch over dir (DieWithProcess)
@@ -62,8 +63,13 @@ func New(ctx context.Context, sh *shellcap.Shell, opts Options) (*Session, error
 	if sh == nil {
 		return nil, errors.New("session: nil Shell")
 	}
-	opts, err := opts.resolve(core.Of(sh).Settings)
+	c := core.Of(sh)
+	opts, err := opts.resolve(c.Settings)
 	if err != nil {
+		return nil, err
+	}
+	var seed [32]byte
+	if _, err := rand.Read(seed[:]); err != nil {
 		return nil, err
 	}
 	sweepOnce.Do(func() { removeStaleDirs(os.TempDir()) })
@@ -77,8 +83,8 @@ func New(ctx context.Context, sh *shellcap.Shell, opts Options) (*Session, error
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	s := &Session{sh: sh, opts: opts, root: sh.Workspace(), dir: dir, cmdFile: f}
-	if s.releaseDir, err = core.Of(sh).WatchDir(dir); err != nil {
+	s := &Session{core: c, opts: opts, root: c.Settings.Workspace, ids: mrand.NewChaCha8(seed), dir: dir, cmdFile: f}
+	if s.releaseDir, err = c.WatchDir(dir); err != nil {
 		_ = f.Close()
 		_ = os.RemoveAll(dir)
 		return nil, err
@@ -103,7 +109,7 @@ func New(ctx context.Context, sh *shellcap.Shell, opts Options) (*Session, error
 // Options.InterruptGrace are killed; a shell that still does not answer is
 // restarted with its directory and exported variables.
 func (s *Session) Run(ctx context.Context, req Request) (*Result, error) {
-	if err := core.Of(s.sh).Admit(ctx, req.Command); err != nil {
+	if err := s.core.Admit(ctx, req.Command); err != nil {
 		res := s.newResult(req.Command)
 		res.Err = err
 		return res, nil
@@ -117,7 +123,7 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 		return nil, errors.New("session: NUL byte in command")
 	}
 	res := s.newResult(req.Command)
-	timeout, err := core.Of(s.sh).Timeout(req.Timeout, s.opts.DefaultTimeout, s.opts.MaxTimeout)
+	timeout, err := s.core.Timeout(req.Timeout, s.opts.DefaultTimeout, s.opts.MaxTimeout)
 	if err != nil {
 		res.Err = err
 		return res, nil
@@ -158,11 +164,11 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	if s.opts.StartInRoot {
 		root = s.root
 	}
-	if err := core.Of(s.sh).BeforeStep(); err != nil {
+	if err := s.core.BeforeStep(); err != nil {
 		return nil, err
 	}
 	defer func() {
-		moved, notes := core.Of(s.sh).AfterStep()
+		moved, notes := s.core.AfterStep()
 		if len(moved) > 0 && res.Sandbox != nil {
 			e := *res.Sandbox
 			e.Quarantined = moved
@@ -364,7 +370,7 @@ const (
 
 // start starts a shell and prepares it as mode says.
 func (s *Session) start(ctx context.Context, mode startMode) error {
-	b, err := startBash(s.sh, s.opts.Env, s.cmdFile)
+	b, err := startBash(s.core, s.opts.Env, s.cmdFile)
 	if err != nil {
 		return err
 	}
@@ -426,9 +432,7 @@ func (s *Session) exitCwd() string     { return filepath.Join(s.dir, "exit-cwd")
 
 func (s *Session) nextID() uint64 {
 	s.seq++
-	var r [4]byte
-	_, _ = rand.Read(r[:])
-	id := s.seq<<32 | uint64(binary.LittleEndian.Uint32(r[:]))
+	id := s.seq<<32 | uint64(uint32(s.ids.Uint64()))
 	s.issued = append(s.issued, id)
 	if len(s.issued) > maxIssued {
 		s.issued = s.issued[1:]
@@ -445,7 +449,10 @@ const maxIssued = 64
 // and 32 random bits below: a command that writes a record into the
 // status pipe through a descriptor bash keeps open while it runs (bash
 // saves the status descriptor to a spare one during the command's
-// redirections) cannot name a step the Session is waiting for.
+// redirections) cannot name a step the Session is waiting for. The random
+// bits come from a ChaCha8 stream keyed from crypto/rand at New: as
+// unpredictable to a command as crypto/rand itself, without a system call
+// per step.
 func (s *Session) isIssued(id uint64) bool {
 	return slices.Contains(s.issued, id)
 }
