@@ -77,6 +77,7 @@ var keyCases = []keyCase{
 	{"session.max_output_bytes", "1MiB", "1MiB", int64(1 << 20)},
 	{"session.max_output_chars", "2000", "2000", 2000},
 	{"session.keep_ansi", "true", "true", true},
+	{"session.head_and_tail", "true", "true", true},
 	{"jobs.max_jobs", "4", "4", 4},
 	{"jobs.retention", "2h", "2h", 2 * time.Hour},
 	{"jobs.kill_grace", "300ms", "300ms", 300 * time.Millisecond},

@@ -136,6 +136,8 @@ type Session struct {
 	MaxOutputChars *int `yaml:"max_output_chars"`
 	// KeepANSI is session.Options.KeepANSI.
 	KeepANSI *bool `yaml:"keep_ansi"`
+	// HeadAndTail is session.Options.HeadAndTail.
+	HeadAndTail *bool `yaml:"head_and_tail"`
 }
 
 // Jobs is the part of jobs.Options a file can hold (the job sandbox

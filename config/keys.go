@@ -74,7 +74,7 @@ type keyDoc struct {
 var keyDocs = map[string]keyDoc{
 	"workspace":            {flag: "workspace", field: "shellcap.Options.Workspace", def: "the current directory", usage: "workspace directory; ~ is expanded"},
 	"read_only":            {flag: "read-only", field: "shellcap.Options.ReadOnly", usage: "treat the workspace as read-only: no command execution"},
-	"shell":                {flag: "shell", field: "shellcap.Options.Shell", def: "bash, else /bin/sh", usage: "shell that runs commands with -c"},
+	"shell":                {flag: "shell", field: "shellcap.Options.ShellPath", def: "bash, else /bin/sh", usage: "shell that runs commands with -c"},
 	"default_timeout":      {flag: "default-timeout", field: "shellcap.Options.DefaultTimeout", usage: "timeout when a request sets none"},
 	"max_timeout":          {flag: "max-timeout", field: "shellcap.Options.MaxTimeout", usage: "largest timeout a request may ask for"},
 	"kill_grace":           {flag: "kill-grace", field: "shellcap.Options.KillGrace", usage: "time between SIGTERM and SIGKILL when a command is stopped"},
@@ -116,13 +116,14 @@ var keyDocs = map[string]keyDoc{
 
 	"executor": {flag: "executor", field: "the CLI (shellcap.Shell or container.Executor)", def: "host", usage: "what runs one-off commands (run, run_command): host, or container (--image or --rootfs)"},
 
-	"session.start_in_root":    {flag: "session-start-in-root", field: "session.Options.Confine", usage: "start every command of a bash session in the workspace root"},
+	"session.start_in_root":    {flag: "session-start-in-root", field: "session.Options.StartInRoot", usage: "start every command of a bash session in the workspace root"},
 	"session.default_timeout":  {flag: "session-default-timeout", field: "session.Options.DefaultTimeout", def: "default_timeout", usage: "timeout of a bash session command that sets none"},
 	"session.max_timeout":      {flag: "session-max-timeout", field: "session.Options.MaxTimeout", def: "max_timeout", usage: "largest timeout a bash session command may ask for"},
 	"session.interrupt_grace":  {flag: "session-interrupt-grace", field: "session.Options.InterruptGrace", def: "kill_grace", usage: "time an interrupted bash session command has to give the prompt back before it is killed"},
 	"session.max_output_bytes": {flag: "session-max-output-bytes", field: "session.Options.MaxOutputBytes", def: "max_output_bytes", usage: "interrupt a bash session command after it printed this much"},
 	"session.max_output_chars": {flag: "session-max-output-chars", field: "session.Options.MaxOutputChars", def: "max_output_chars", usage: "cap on the text the model reads from a bash session command"},
 	"session.keep_ansi":        {flag: "session-keep-ansi", field: "session.Options.KeepANSI", def: "keep_ansi", usage: "keep ANSI escape sequences in bash session output"},
+	"session.head_and_tail":    {flag: "session-head-and-tail", field: "session.Options.HeadAndTail", def: "head_and_tail", usage: "keep both ends of over-long bash session output instead of only the end"},
 
 	"jobs.max_jobs":         {flag: "max-jobs", field: "jobs.Options.MaxJobs", def: "32", usage: "background jobs that may run at once in the workspace"},
 	"jobs.retention":        {flag: "job-retention", field: "jobs.Options.Retention", def: "24h", usage: "how long a finished job's logs and status are kept"},

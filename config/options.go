@@ -55,13 +55,14 @@ func (f *File) Options() (shellcap.Options, error) {
 func (f *File) SessionOptions() session.Options {
 	s := &f.Session
 	return session.Options{
-		Confine:        deref(s.StartInRoot),
+		StartInRoot:    deref(s.StartInRoot),
 		DefaultTimeout: deref(s.DefaultTimeout),
 		MaxTimeout:     deref(s.MaxTimeout),
 		InterruptGrace: deref(s.InterruptGrace),
 		MaxOutputBytes: deref(s.MaxOutputBytes),
 		MaxOutputChars: deref(s.MaxOutputChars),
 		KeepANSI:       deref(s.KeepANSI),
+		HeadAndTail:    deref(s.HeadAndTail),
 	}
 }
 

@@ -133,6 +133,7 @@ var tightenRules = map[string]tightenRule{
 	"session.max_output_bytes":     lowerCapOr("max_output_bytes", shellcap.DefaultMaxOutputBytes),
 	"session.max_output_chars":     lowerCapOr("max_output_chars", shellcap.DefaultMaxOutputChars),
 	"session.keep_ansi":            onlyBool(false, false),
+	"session.head_and_tail":        refuse("a presentation setting, neither stricter nor looser"),
 	"jobs.max_jobs":                lowerCap(jobs.DefaultMaxJobs),
 	"jobs.retention":               lowerDuration(jobs.DefaultRetention),
 	"jobs.kill_grace":              lowerDurationOr("kill_grace", shellcap.DefaultKillGrace),

@@ -35,6 +35,7 @@ type bash struct {
 	statusBuf              []byte
 	records                []record
 
+	waiter  *waiter       // waits for status, stdout, stderr and wakeR
 	exited  chan struct{} // closed once the shell has exited (not yet reaped)
 	buf     []byte        // for reads from the pipes
 	release func()        // ends the Shell's watch over the group (DieWithProcess)
@@ -50,8 +51,8 @@ type bash struct {
 // Shell has a sandbox, inside it: the whole session runs confined.
 //
 // cmdFile becomes the shell's descriptor 4, sharing its file offset.
-func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*bash, error) {
-	probe, err := core.Of(sh).Cmd(":", "", env)
+func startBash(c *core.Shell, env map[string]string, cmdFile *os.File) (*bash, error) {
+	probe, err := c.Cmd(":", "", env)
 	if err != nil {
 		return nil, err
 	}
@@ -61,13 +62,17 @@ func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*ba
 			return nil, errors.New("session: bash is required: " + err.Error())
 		}
 	}
-	cmd, err := core.Of(sh).Cmd("exec "+shellQuote(bashPath)+" --norc --noprofile --noediting +o history -i", "", env)
+	cmd, err := c.Cmd("exec "+shellQuote(bashPath)+" --norc --noprofile --noediting +o history -i", "", env)
 	if err != nil {
 		return nil, err
 	}
 
+	b := &bash{exited: make(chan struct{})}
 	var fds []int // every descriptor opened so far, for cleanup on failure
 	fail := func(err error) (*bash, error) {
+		if b.waiter != nil {
+			b.waiter.close()
+		}
 		for _, fd := range fds {
 			_ = unix.Close(fd)
 		}
@@ -81,7 +86,6 @@ func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*ba
 		fds = append(fds, p[0], p[1])
 		return p[0], p[1], nil
 	}
-	b := &bash{exited: make(chan struct{})}
 	var outW, errW, statusW, inR, inW int
 	if b.stdout, outW, err = pipe(0); err != nil {
 		return fail(err)
@@ -103,12 +107,15 @@ func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*ba
 			return fail(err)
 		}
 	}
+	if b.waiter, err = newWaiter([waitFDs]int{b.status, b.stdout, b.stderr, b.wakeR}); err != nil {
+		return fail(err)
+	}
 	child := func(fd int, name string) *os.File { return os.NewFile(uintptr(fd), name) }
 	cmd.Stdin = child(inR, "session-stdin")
 	cmd.Stdout = child(outW, "session-stdout")
 	cmd.Stderr = child(errW, "session-stderr")
 	cmd.ExtraFiles = []*os.File{child(statusW, "session-status"), cmdFile} // fds 3 and 4
-	p, e, startErr := core.Of(sh).Start(cmd)
+	p, e, startErr := c.Start(cmd)
 	enf, _ := e.(*shellcap.Enforcement)
 	// The child has its copies; close ours (os.File owns them now).
 	for _, f := range []*os.File{cmd.Stdin.(*os.File), cmd.Stdout.(*os.File), cmd.Stderr.(*os.File), cmd.ExtraFiles[0]} {
@@ -122,7 +129,7 @@ func startBash(sh *shellcap.Shell, env map[string]string, cmdFile *os.File) (*ba
 		return fail(&shellcap.StartError{Err: startErr})
 	}
 	b.proc, b.pid, b.sandbox = p, p.Pid, enf
-	if b.release, err = core.Of(sh).WatchGroup(p.Pid); err != nil {
+	if b.release, err = c.WatchGroup(p.Pid); err != nil {
 		// Fail closed: a shell that would outlive us does not run.
 		_ = proc.SignalGroup(p.Pid, syscall.SIGKILL)
 		_, _ = p.Wait()
@@ -185,6 +192,7 @@ func (b *bash) kill() *os.ProcessState {
 		b.release()
 	}
 	_ = b.input.Close()
+	b.waiter.close()
 	b.wakeMu.Lock()
 	b.wakeClosed = true
 	for _, fd := range []int{b.stdout, b.stderr, b.status, b.wakeR, b.wakeW} {
@@ -250,39 +258,23 @@ func (b *bash) await(ctx context.Context, minID uint64, issued func(uint64) bool
 		if ctx != nil && ctx.Err() != nil {
 			return record{}, ctxDone
 		}
-		timeout := -1
-		if !deadline.IsZero() {
-			left := time.Until(deadline)
-			if left <= 0 {
-				return record{}, deadlineHit
-			}
-			timeout = int((left + time.Millisecond - 1) / time.Millisecond)
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
+			return record{}, deadlineHit
 		}
-		pfds := []unix.PollFd{
-			{Fd: int32(b.status), Events: unix.POLLIN},
-			{Fd: int32(b.stdout), Events: unix.POLLIN},
-			{Fd: int32(b.stderr), Events: unix.POLLIN},
-			{Fd: int32(b.wakeR), Events: unix.POLLIN},
-		}
-		if b.outEOF {
-			pfds[1].Fd = -1
-		}
-		if b.errEOF {
-			pfds[2].Fd = -1
-		}
-		if _, err := unix.Poll(pfds, timeout); err != nil && !errors.Is(err, unix.EINTR) {
+		ready, _, err := b.waiter.wait(deadline, [waitFDs]bool{1: b.outEOF, 2: b.errEOF})
+		if err != nil {
 			return record{}, shellDied
 		}
-		if pfds[3].Revents != 0 {
+		if ready[3] {
 			b.drainWake(buf)
 		}
-		if pfds[1].Revents != 0 {
+		if ready[1] {
 			b.readOutput(b.stdout, &b.outEOF, out, shellcap.Stdout, buf)
 		}
-		if pfds[2].Revents != 0 {
+		if ready[2] {
 			b.readOutput(b.stderr, &b.errEOF, out, shellcap.Stderr, buf)
 		}
-		if pfds[0].Revents != 0 {
+		if ready[0] {
 			b.readStatus(buf)
 		}
 		if !b.statusEOF {

@@ -17,10 +17,39 @@
 //	if err != nil { ... }      // host problems: closed session, bash missing
 //	fmt.Println(res.Text())    // what the model reads
 //
-// Every command goes through the Shell's Authorize (input checks, policy,
+// Every command goes through the Shell's checks (input checks, policy,
 // approval) before it reaches bash, and the shell is started the way the
 // Shell starts commands: its resource limits, scrubbed environment,
-// workspace and a new session.
+// workspace and a new process session.
+//
+// # Settings from the Shell
+//
+// A zero field of [Options] means the Shell's value, never a package
+// constant; a session can narrow the Shell's timeouts but not widen them.
+// What a session takes from its Shell (fields of shellcap.Options):
+//
+//	Shell option       session field           zero session field / rule
+//	DefaultTimeout     Options.DefaultTimeout  the Shell's; New refuses one above the Shell's MaxTimeout or the session's
+//	MaxTimeout         Options.MaxTimeout      the Shell's; New refuses one above the Shell's (a ceiling) or, with
+//	                                           DefaultTimeout zero, below the Shell's DefaultTimeout
+//	KillGrace          Options.InterruptGrace  the Shell's KillGrace: SIGINT, this long, SIGKILL to what the command started
+//	MaxOutputBytes     Options.MaxOutputBytes  the Shell's; a session value replaces it (negative: no cap)
+//	MaxOutputChars     Options.MaxOutputChars  the Shell's; a session value replaces it (negative: no cap)
+//	HeadAndTail        Options.HeadAndTail     the Shell's; true turns it on for the session
+//	KeepANSI           Options.KeepANSI        the Shell's; true turns it on for the session
+//	Env, PassEnv       Options.Env             always the Shell's environment; Env adds variables to it
+//	DeniedEnvPatterns  -                       always the Shell's, Options.Env included
+//	Policy, Approve    -                       always the Shell's (and ApprovalMode), for every command
+//	MaxFileBytes       -                       always the Shell's (and MemoryLimit, CPUTime, MaxProcesses), for the
+//	                                           shell process and all it runs
+//	Sandbox            -                       always the Shell's: the whole shell runs confined
+//	DieWithProcess     -                       always the Shell's: the shell and its files die with this process
+//	Workspace          -                       always the Shell's; the shell starts there (StartInRoot: every command)
+//	ReadOnly           -                       always the Shell's: a read-only Shell starts no session
+//	Shell              -                       used when it is a bash; otherwise bash from PATH
+//	PersistCwd         -                       not used: a session keeps its directory unless Options.StartInRoot
+//	DisableOutputFiles -                       not used (nor OutputRetention): a session keeps no output files; the
+//	                                           byte cap interrupts the command instead
 //
 // # How it works
 //
@@ -69,9 +98,9 @@
 // # Security
 //
 // A session is a convenience, not a sandbox: the shell runs with the
-// host user's rights, limited by the Shell's options and policy. With
-// Options.Confine each command starts in the workspace root, and a root
-// that cannot be entered stops the command; commands can still cd
-// elsewhere. Background processes a command starts belong to the session
+// host user's rights, limited by the Shell's options and policy (and its
+// sandbox, when it has one). With Options.StartInRoot each command starts
+// in the workspace root, and a root that cannot be entered stops the
+// command; commands can still cd elsewhere. Background processes a command starts belong to the session
 // and are killed with it (Close, Restart, a replaced shell).
 package session

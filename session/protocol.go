@@ -40,7 +40,7 @@ import (
 // Record kinds.
 const (
 	kindRun    = "run"    // the command ran; rc is its status
-	kindAnchor = "anchor" // Confine: the workspace root could not be entered
+	kindAnchor = "anchor" // StartInRoot: the workspace root could not be entered
 	kindSync   = "sync"   // a synchronisation step after an interrupt
 )
 
@@ -73,18 +73,24 @@ const doneFunc = "__shellcap_done"
 // prompts so that nothing reaches stdout or stderr after the record. It
 // works under set -u. Under a command's set -x, bash traces the call and
 // the first line of the function on stderr; the Session cuts those lines
-// off (see cutTrace).
+// off (see cutTrace). The common step (status 0, no snapshot, prompts
+// empty, neither option set) takes one test and the printf: a function
+// call and each test cost bash microseconds on every step.
 const doneDef = doneFunc + `() {
-	[[ $- != *[ex]* ]] || \builtin set +ex
-	[[ $3 == 0 ]] || \builtin eval ''
-	if [[ -n ${4-} ]]; then
-		\builtin printf '%s\0%s\0%s\0%s\0S' "$1" "$2" "$3" "${PWD-}"
-		\builtin export -p
-		\builtin printf '\0'
-	else
+	if [[ $3 == 0 && -z ${4-}${PS1-}${PS2-}${PS0-}${PROMPT_COMMAND[*]-} && $- != *[ex]* ]]; then
 		\builtin printf '%s\0%s\0%s\0%s\0\0' "$1" "$2" "$3" "${PWD-}"
+	else
+		[[ $- != *[ex]* ]] || \builtin set +ex
+		[[ $3 == 0 ]] || \builtin eval ''
+		if [[ -n ${4-} ]]; then
+			\builtin printf '%s\0%s\0%s\0%s\0S' "$1" "$2" "$3" "${PWD-}"
+			\builtin export -p
+			\builtin printf '\0'
+		else
+			\builtin printf '%s\0%s\0%s\0%s\0\0' "$1" "$2" "$3" "${PWD-}"
+		fi
+		[[ -z ${PS1-}${PS2-}${PS0-}${PROMPT_COMMAND[*]-} ]] || { PS1= PS2= PS0=; \builtin unset PROMPT_COMMAND; }
 	fi
-	[[ -z ${PS1-}${PS2-}${PS0-}${PROMPT_COMMAND[*]-} ]] || { PS1= PS2= PS0=; \builtin unset PROMPT_COMMAND; }
 }
 \builtin readonly -f ` + doneFunc + "\n"
 
@@ -167,7 +173,7 @@ func ansiQuote(s string) string {
 
 // stepLine is the line that runs command: inline when it is short, else
 // from the command file, which the caller has written. With root set
-// (Confine), the shell first enters root and reports kindAnchor without
+// (StartInRoot), the shell first enters root and reports kindAnchor without
 // running the command when it cannot. With snapshot, the record carries
 // the exported variables.
 func stepLine(id uint64, root, command string, snapshot bool) string {

@@ -1,15 +1,17 @@
 package session
 
 import (
-	"encoding/json"
+	"bytes"
+	"errors"
 
 	"github.com/shellcap/shellcap"
-	"github.com/shellcap/shellcap/internal/textfmt"
 )
 
 // Result is the outcome of one [Session.Run]: the core's result (labelled
 // output, exit code, timeout, notes, cwd) and whether the shell had to be
-// restarted.
+// restarted. Its Text is the core's, within Options.MaxOutputChars and
+// following Options.HeadAndTail (the embedded Result's TextLimit and
+// HeadAndTail are set from them).
 type Result struct {
 	shellcap.Result
 
@@ -17,29 +19,27 @@ type Result struct {
 	// (exit, exec, a fatal signal, or no answer after an interrupt) and a
 	// new one was started; a note in the text says what was kept.
 	Restarted bool `json:"restarted,omitempty"`
-
-	maxChars int // Options.MaxOutputChars as resolved; <= 0: no cap
 }
 
-// Text returns what the model should read, in the core's format
-// ("[stdout]\n...", "[stderr]\n...", "(no output)", "[exit code: N]",
-// "[Command timed out after Xs]", notes as "[...]" lines), within
-// Options.MaxOutputChars: the beginning is dropped first, so the exit
-// code and notes survive.
-func (r *Result) Text() string {
-	return textfmt.TruncateTail(r.Result.Text(), r.maxChars)
-}
-
-// MarshalJSON renders the core result's fields plus "restarted".
+// MarshalJSON renders the core result's JSON (exit_code null for a
+// command that did not run, as there) plus "restarted" when it is true.
 func (r *Result) MarshalJSON() ([]byte, error) {
 	base, err := r.Result.MarshalJSON()
 	if err != nil || !r.Restarted {
 		return base, err
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(base, &fields); err != nil {
-		return nil, err
+	// The core's JSON is an object: add the field before its closing
+	// brace, keeping its field order and escaping.
+	base = bytes.TrimRight(base, " \n")
+	if len(base) < 2 || base[len(base)-1] != '}' {
+		return nil, errNotObject
 	}
-	fields["restarted"] = json.RawMessage("true")
-	return json.Marshal(fields)
+	sep := ","
+	if bytes.Equal(bytes.TrimSpace(base[:len(base)-1]), []byte("{")) {
+		sep = ""
+	}
+	out := append(base[:len(base)-1:len(base)-1], sep+`"restarted":true}`...)
+	return out, nil
 }
+
+var errNotObject = errors.New("session: the core result's JSON is not an object")

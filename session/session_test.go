@@ -240,9 +240,9 @@ func TestShellDeathRestoresState(t *testing.T) {
 	}
 }
 
-func TestConfine(t *testing.T) {
+func TestStartInRoot(t *testing.T) {
 	sh := newShell(t, shellcap.Options{})
-	s, err := session.New(context.Background(), sh, session.Options{Confine: true})
+	s, err := session.New(context.Background(), sh, session.Options{StartInRoot: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,14 @@ package session
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
-	"github.com/shellcap/shellcap/internal/core"
 	"io"
+	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,11 +21,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"crypto/rand"
-	"encoding/binary"
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/core"
+	"github.com/shellcap/shellcap/internal/proc"
 	"github.com/shellcap/shellcap/internal/textfmt"
-	"slices"
 )
 
 // ErrClosed reports a call on a closed Session.
@@ -37,9 +38,10 @@ const resyncEvery = 250 * time.Millisecond
 // export carry from one Run to the next. It is safe for concurrent use;
 // calls run one at a time.
 type Session struct {
-	sh   *shellcap.Shell
+	core *core.Shell // the Shell's seam, taken once
 	opts Options
 	root string
+	ids  *mrand.ChaCha8 // the random half of step ids (nextID)
 
 	dir        string   // private directory for the exit trap's records
 	releaseDir func()   // ends the Shell's watch over dir (DieWithProcess)
@@ -54,10 +56,21 @@ type Session struct {
 	exports string   // `export -p` after the last call
 }
 
-// New starts a session in sh's workspace. ctx bounds the start only.
+// New starts a session in sh's workspace. ctx bounds the start only. A
+// zero field of opts means the Shell's value; options the Shell's limits
+// do not allow are refused with a *shellcap.OptionError.
 func New(ctx context.Context, sh *shellcap.Shell, opts Options) (*Session, error) {
 	if sh == nil {
 		return nil, errors.New("session: nil Shell")
+	}
+	c := core.Of(sh)
+	opts, err := opts.resolve(c.Settings)
+	if err != nil {
+		return nil, err
+	}
+	var seed [32]byte
+	if _, err := rand.Read(seed[:]); err != nil {
+		return nil, err
 	}
 	sweepOnce.Do(func() { removeStaleDirs(os.TempDir()) })
 	// The PID in the name tells whose directory it is.
@@ -70,13 +83,13 @@ func New(ctx context.Context, sh *shellcap.Shell, opts Options) (*Session, error
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	s := &Session{sh: sh, opts: opts.resolve(), root: sh.Workspace(), dir: dir, cmdFile: f}
-	if s.releaseDir, err = core.Of(sh).WatchDir(dir); err != nil {
+	s := &Session{core: c, opts: opts, root: c.Settings.Workspace, ids: mrand.NewChaCha8(seed), dir: dir, cmdFile: f}
+	if s.releaseDir, err = c.WatchDir(dir); err != nil {
 		_ = f.Close()
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	if err := s.start(ctx, false); err != nil {
+	if err := s.start(ctx, freshShell); err != nil {
 		s.cleanup()
 		return nil, err
 	}
@@ -96,8 +109,10 @@ func New(ctx context.Context, sh *shellcap.Shell, opts Options) (*Session, error
 // Options.InterruptGrace are killed; a shell that still does not answer is
 // restarted with its directory and exported variables.
 func (s *Session) Run(ctx context.Context, req Request) (*Result, error) {
-	if err := core.Of(s.sh).Admit(ctx, req.Command); err != nil {
-		return &Result{Result: shellcap.Result{Command: req.Command, Err: err}, maxChars: s.opts.MaxOutputChars}, nil
+	if err := s.core.Admit(ctx, req.Command); err != nil {
+		res := s.newResult(req.Command)
+		res.Err = err
+		return res, nil
 	}
 	return s.run(ctx, req)
 }
@@ -107,15 +122,10 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	if strings.IndexByte(req.Command, 0) >= 0 {
 		return nil, errors.New("session: NUL byte in command")
 	}
-	res := &Result{Result: shellcap.Result{Command: req.Command}, maxChars: s.opts.MaxOutputChars}
-	timeout := req.Timeout
-	if timeout == 0 {
-		timeout = s.opts.DefaultTimeout
-	}
-	if timeout < 0 || timeout > s.opts.MaxTimeout {
-		res.Err = &shellcap.RequestError{Kind: shellcap.ErrTimeoutRange, Msg: fmt.Sprintf(
-			"The timeout must be greater than zero and at most %s (got %s).",
-			textfmt.FormatSeconds(s.opts.MaxTimeout), textfmt.FormatSeconds(req.Timeout))}
+	res := s.newResult(req.Command)
+	timeout, err := s.core.Timeout(req.Timeout, s.opts.DefaultTimeout, s.opts.MaxTimeout)
+	if err != nil {
+		res.Err = err
 		return res, nil
 	}
 	res.Timeout = timeout
@@ -135,7 +145,7 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	if s.b == nil {
-		if err := s.start(ctx, true); err != nil {
+		if err := s.start(ctx, restoreState); err != nil {
 			return nil, err
 		}
 	}
@@ -147,18 +157,18 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 			return nil, err
 		}
 	}
-	out := newSink(s.keepBytes(), s.opts.MaxOutputBytes)
+	out := newSink(captureKeep(s.opts.MaxOutputChars, s.opts.MaxOutputBytes), s.opts.MaxOutputBytes)
 	id := s.nextID()
 	out.firstID = id
 	root := ""
-	if s.opts.Confine {
+	if s.opts.StartInRoot {
 		root = s.root
 	}
-	if err := core.Of(s.sh).BeforeStep(); err != nil {
+	if err := s.core.BeforeStep(); err != nil {
 		return nil, err
 	}
 	defer func() {
-		moved, notes := core.Of(s.sh).AfterStep()
+		moved, notes := s.core.AfterStep()
 		if len(moved) > 0 && res.Sandbox != nil {
 			e := *res.Sandbox
 			e.Quarantined = moved
@@ -262,7 +272,7 @@ func (s *Session) interrupt(ctx context.Context, res *Result, out *sink, callSta
 		res.ExitCode = 130
 	}
 	res.Restarted = true
-	if err := s.start(context.WithoutCancel(ctx), true); err != nil {
+	if err := s.start(context.WithoutCancel(ctx), restoreState); err != nil {
 		return true, err
 	}
 	res.Notes = append(res.Notes, s.restartNote("The shell did not respond to the interrupt, so it was stopped and a new one was started"))
@@ -279,10 +289,10 @@ func (s *Session) replaceDeadShell(ctx context.Context, res *Result) error {
 	state := s.b.kill()
 	s.b = nil
 	s.rememberExit()
-	code, how := exitStatus(state)
+	code, how := shellEnd(state)
 	res.ExitCode = code
 	res.Restarted = true
-	if err := s.start(context.WithoutCancel(ctx), true); err != nil {
+	if err := s.start(context.WithoutCancel(ctx), restoreState); err != nil {
 		return err
 	}
 	res.Notes = append(res.Notes, s.restartNote("The shell "+how+", so a new one was started"))
@@ -294,15 +304,28 @@ func (s *Session) restartNote(what string) string {
 		"unexported variables and background jobs of the old shell are gone. Do not use exit or exec to end a command."
 }
 
-// exitStatus renders how a shell ended.
-func exitStatus(state *os.ProcessState) (int, string) {
-	if state == nil {
-		return -1, "ended"
+// shellEnd returns the exit code of a shell that ended and how it ended,
+// for the restart note.
+func shellEnd(state *os.ProcessState) (int, string) {
+	code, signal := proc.ExitStatus(state)
+	switch {
+	case state == nil:
+		return code, "ended"
+	case signal != "":
+		return code, "was killed by " + signal
 	}
-	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal()), "was killed by " + unix.SignalName(ws.Signal())
-	}
-	return state.ExitCode(), fmt.Sprintf("exited (exit code %d)", state.ExitCode())
+	return code, fmt.Sprintf("exited (exit code %d)", code)
+}
+
+// newResult is the result of command before it runs, rendered within the
+// session's text limit. It reads nothing Session.mu guards: a refusal is
+// made without the lock.
+func (s *Session) newResult(command string) *Result {
+	return &Result{Result: shellcap.Result{
+		Command:     command,
+		TextLimit:   s.opts.MaxOutputChars,
+		HeadAndTail: s.opts.HeadAndTail,
+	}}
 }
 
 // finish copies the captured output into the result.
@@ -328,23 +351,34 @@ func (s *Session) finish(res *Result, out *sink, died bool) {
 	if res.StdoutOmitted > 0 || res.StderrOmitted > 0 {
 		res.Truncated = true
 	}
-	if res.Err == nil && res.maxChars > 0 && utf8.RuneCountInString(res.Result.Text()) > res.maxChars {
-		res.Truncated = true
+	if res.Err == nil && res.TextLimit > 0 {
+		full := res.Result
+		full.TextLimit = 0
+		if utf8.RuneCountInString(full.Text()) > res.TextLimit {
+			res.Truncated = true
+		}
 	}
 }
 
-// start starts a shell and prepares it; with restore, it gets the
-// directory and exported variables of the previous one.
-func (s *Session) start(ctx context.Context, restore bool) error {
-	b, err := startBash(s.sh, s.opts.Env, s.cmdFile)
+// startMode says what a new shell takes from the one before it.
+type startMode int
+
+const (
+	freshShell   startMode = iota // the workspace root, no exported variables
+	restoreState                  // the previous shell's directory and exported variables
+)
+
+// start starts a shell and prepares it as mode says.
+func (s *Session) start(ctx context.Context, mode startMode) error {
+	b, err := startBash(s.core, s.opts.Env, s.cmdFile)
 	if err != nil {
 		return err
 	}
 	exports, cwd := "", ""
-	if restore {
+	if mode == restoreState {
 		exports, cwd = restorableExports(s.exports), s.cwd
 	}
-	if s.opts.Confine {
+	if s.opts.StartInRoot {
 		cwd = ""
 	}
 	s.b = b
@@ -398,9 +432,7 @@ func (s *Session) exitCwd() string     { return filepath.Join(s.dir, "exit-cwd")
 
 func (s *Session) nextID() uint64 {
 	s.seq++
-	var r [4]byte
-	_, _ = rand.Read(r[:])
-	id := s.seq<<32 | uint64(binary.LittleEndian.Uint32(r[:]))
+	id := s.seq<<32 | uint64(uint32(s.ids.Uint64()))
 	s.issued = append(s.issued, id)
 	if len(s.issued) > maxIssued {
 		s.issued = s.issued[1:]
@@ -417,22 +449,28 @@ const maxIssued = 64
 // and 32 random bits below: a command that writes a record into the
 // status pipe through a descriptor bash keeps open while it runs (bash
 // saves the status descriptor to a spare one during the command's
-// redirections) cannot name a step the Session is waiting for.
+// redirections) cannot name a step the Session is waiting for. The random
+// bits come from a ChaCha8 stream keyed from crypto/rand at New: as
+// unpredictable to a command as crypto/rand itself, without a system call
+// per step.
 func (s *Session) isIssued(id uint64) bool {
 	return slices.Contains(s.issued, id)
 }
 
-// keepBytes is how much of each stream is held in memory.
-func (s *Session) keepBytes() int {
-	keep := 4 * s.opts.MaxOutputChars
-	if s.opts.MaxOutputChars < 0 {
+// captureKeep is how much of each stream is held in memory, by the
+// root's rule (Shell.newCapture in outputs.go): four bytes per character
+// the model may read, 8 MiB without a character cap, at least 4 KiB,
+// never more than the byte cap.
+func captureKeep(maxChars int, maxBytes int64) int {
+	keep := int64(4 * maxChars)
+	if maxChars < 0 {
 		keep = 8 << 20
 	}
 	keep = max(keep, 4096)
-	if s.opts.MaxOutputBytes > 0 {
-		keep = int(min(int64(keep), s.opts.MaxOutputBytes))
+	if maxBytes > 0 {
+		keep = min(keep, maxBytes)
 	}
-	return keep
+	return int(keep)
 }
 
 // writeCommand writes text and a NUL at the start of the command file; the
@@ -467,7 +505,7 @@ func (s *Session) Restart(ctx context.Context) error {
 		s.b = nil
 	}
 	s.cwd, s.exports = "", ""
-	return s.start(ctx, false)
+	return s.start(ctx, freshShell)
 }
 
 // Close stops the shell and every process in its group (background jobs

@@ -62,7 +62,7 @@ var notConfigurable = map[string]string{
 	"shellcap.Options.Approve":         "a function: the CLI asks the MCP client (elicitation) or nobody",
 	"shellcap.Options.Logger":          "the CLI's logger (--log-level)",
 	"session.Options.Env":              "sessions take the Shell's environment (the env key); a second list would only repeat it",
-	"jobs.Options.Sandbox":             "follows the Shell's sandbox (the sandbox keys), so jobs are never less confined than commands",
+	"jobs.Options.Confiner":            "follows the Shell's sandbox (the sandbox keys), so jobs are never less confined than commands",
 	"container.Options.ExtraArgs":      "raw `run` arguments: for a program that builds container.Options in code",
 	"container.Options.Workspace":      "the Shell's workspace (the workspace key)",
 	"container.Options.Env":            "the Shell's (the env key)",

@@ -36,7 +36,7 @@ cd and export carry over. A line ending in \ continues on the next line.
 			}
 			opts := eff.SessionOptions()
 			if cmd.Flags().Changed("confine") {
-				opts.Confine = confine
+				opts.StartInRoot = confine
 			}
 			sess, err := session.New(cmd.Context(), sh, opts)
 			if err != nil {
