@@ -412,7 +412,7 @@ func (m *Manager) report(j *job, st *status, newOnly bool) *JobResult {
 		if newOnly {
 			from = j.seen[i]
 		}
-		chunk, err := readLog(filepath.Join(j.dir, t.name), from, m.opts.readWindow())
+		chunk, err := readLogEnd(filepath.Join(j.dir, t.name), from, m.opts.readWindow(), st.finished())
 		if err != nil {
 			continue
 		}
