@@ -14,7 +14,9 @@
 // status file. Everything lives
 // under <workspace>/.shellcap/jobs/<id>/ (directories 0700; the state
 // directory's .gitignore holds "*"), so a host that restarts finds its
-// jobs again with a new [Manager].
+// jobs again with a new [Manager]. With [Options.StopOnClose],
+// [Manager.Close] instead stops the jobs that Manager started, within
+// about KillGrace.
 //
 // # Quick start
 //

@@ -129,6 +129,7 @@ func (m *Manager) reserve() (*job, error) {
 		return nil, tooManyJobs(m.opts.MaxJobs)
 	}
 	j := m.newJob(newID())
+	j.ours = true
 	m.jobs[j.id] = j
 	return j, nil
 }

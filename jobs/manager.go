@@ -43,9 +43,13 @@ type Manager struct {
 	children map[int]string // supervisors this process started and must reap: PID -> job dir
 	subs     map[int]func(Event)
 	feeds    map[*stdinFeed]struct{} // Run's stdin copies still going
-	nextSub  int
-	closed   bool
-	lastGC   time.Time
+	// stopped holds the final results of the jobs this Manager stopped,
+	// the oldest first in stoppedOrder (at most maxStoppedResults).
+	stopped      map[string]*JobResult
+	stoppedOrder []string
+	nextSub      int
+	closed       bool
+	lastGC       time.Time
 
 	quit        chan struct{}
 	watcherDone chan struct{}
@@ -59,6 +63,8 @@ type job struct {
 	key recordKey
 
 	inputMu  sync.Mutex // one Input at a time (flock covers other processes)
+	stopMu   sync.Mutex // one Stop at a time; the others get its result
+	stopped  *JobResult // the result of the Stop that ended it (under stopMu)
 	mu       sync.Mutex
 	st       *status
 	raw      []byte
@@ -69,6 +75,8 @@ type job struct {
 	// quiet suppresses the finished event of a job whose end is reported
 	// directly (Run in the foreground).
 	quiet atomic.Bool
+	// ours marks a job this Manager started (set before it is shared).
+	ours bool
 	// fed marks a job whose stdin this Manager copies from a Run request.
 	fed atomic.Bool
 }
@@ -118,6 +126,7 @@ func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
 		children:    map[int]string{},
 		subs:        map[int]func(Event){},
 		feeds:       map[*stdinFeed]struct{}{},
+		stopped:     map[string]*JobResult{},
 		quit:        make(chan struct{}),
 		watcherDone: make(chan struct{}),
 	}
@@ -127,7 +136,8 @@ func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
 }
 
 // Close stops watching jobs. Jobs keep running; a later Manager on the same
-// workspace finds them. It also stops copying the Request.Stdin of
+// workspace finds them; with Options.StopOnClose, Close first stops the
+// jobs this Manager started (keeping their files). It also stops copying the Request.Stdin of
 // promoted Run commands (their stdin stays open, without end-of-file),
 // waiting up to a second for copies blocked in the reader's Read. It is
 // safe to call more than once.
@@ -139,6 +149,9 @@ func (m *Manager) Close() error {
 	}
 	m.closed = true
 	m.mu.Unlock()
+	if m.opts.StopOnClose {
+		m.stopOwn()
+	}
 	close(m.quit)
 	<-m.watcherDone
 	m.stopFeeds()
@@ -159,6 +172,18 @@ func (m *Manager) Close() error {
 		delete(m.children, pid)
 	}
 	return nil
+}
+
+// stopOwn stops, all at once, the jobs this Manager started that still
+// run, keeping their files.
+func (m *Manager) stopOwn() {
+	var wg sync.WaitGroup
+	for _, j := range m.snapshot() {
+		if j.ours && !j.finished.Load() {
+			wg.Go(func() { m.stop(StopRequest{ID: j.id, Keep: true}) })
+		}
+	}
+	wg.Wait()
 }
 
 // reap reaps the supervisors this process started that have exited.

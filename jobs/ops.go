@@ -268,15 +268,32 @@ type StopRequest struct {
 // status are removed unless req.Keep is set (or the job could not be
 // confirmed stopped). Stopping a finished job just reports (and removes)
 // it. Stop takes at most about KillGrace plus 30 s, whatever ctx says: a
-// stop is not abandoned halfway.
+// stop is not abandoned halfway. Concurrent Stops of one job, and Stops
+// of a job this Manager stopped and removed a moment ago, all return the
+// same final result.
 func (m *Manager) Stop(ctx context.Context, req StopRequest) (*JobResult, error) {
 	if err := m.usable(); err != nil {
 		return nil, err
 	}
+	return m.stop(req), nil
+}
+
+// stop is Stop without the check that the Manager is open (Close uses
+// it).
+func (m *Manager) stop(req StopRequest) *JobResult {
 	id, keep := req.ID, req.Keep
 	j, st := m.lookup(id)
 	if j == nil {
-		return m.unknown(id), nil
+		if res := m.stoppedResult(id); res != nil {
+			return res
+		}
+		return m.unknown(id)
+	}
+	j.stopMu.Lock()
+	defer j.stopMu.Unlock()
+	if j.stopped != nil {
+		res := *j.stopped
+		return &res
 	}
 	if !st.finished() {
 		m.kill(j.dir, st)
@@ -285,7 +302,7 @@ func (m *Manager) Stop(ctx context.Context, req StopRequest) (*JobResult, error)
 		for {
 			var err error
 			if st, _, err = m.refresh(j); err != nil {
-				return m.unknown(id), nil
+				return m.unknown(id)
 			}
 			if st.finished() || time.Now().After(deadline) {
 				break
@@ -301,10 +318,49 @@ func (m *Manager) Stop(ctx context.Context, req StopRequest) (*JobResult, error)
 	res := m.report(j, st, false)
 	res.Stopped, res.Kept = true, keep
 	if !keep {
-		m.remove(j)
 		res.Dir = ""
 	}
-	return res, nil
+	if st.finished() {
+		final := *res
+		j.stopped = &final
+		m.rememberStopped(id, &final)
+	}
+	if !keep {
+		m.remove(j)
+	}
+	return res
+}
+
+// maxStoppedResults bounds the final results of stopped jobs a Manager
+// keeps for Stops that arrive after the job's files were removed.
+const maxStoppedResults = 64
+
+// rememberStopped keeps the final result of a stopped job, for Stops of
+// the same ID that come after its files are gone.
+func (m *Manager) rememberStopped(id string, res *JobResult) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.stopped[id]; !ok {
+		if len(m.stoppedOrder) == maxStoppedResults {
+			delete(m.stopped, m.stoppedOrder[0])
+			m.stoppedOrder = m.stoppedOrder[1:]
+		}
+		m.stoppedOrder = append(m.stoppedOrder, id)
+	}
+	m.stopped[id] = res
+}
+
+// stoppedResult returns a copy of the final result of job id if this
+// Manager stopped it; nil otherwise.
+func (m *Manager) stoppedResult(id string) *JobResult {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.stopped[id]
+	if r == nil {
+		return nil
+	}
+	res := *r
+	return &res
 }
 
 // List reports every job in the workspace, oldest first, after removing

@@ -89,6 +89,15 @@ type Options struct {
 	// fails when the directory lies inside the workspace. Managers of
 	// one workspace must share it to see each other's jobs.
 	KeyDir string
+
+	// StopOnClose makes [Manager.Close] stop every job this Manager
+	// started that still runs (SIGTERM to its process group, KillGrace,
+	// SIGKILL; all at once, so Close takes about KillGrace), keeping
+	// their logs and status until Retention removes them. False (the
+	// zero value) means jobs outlive the Manager and the process, and a
+	// later Manager on the workspace finds them. Jobs adopted from disk
+	// (started by another Manager) are never stopped by Close.
+	StopOnClose bool
 }
 
 // fill checks the options and fills in the zero fields: from the Shell's
