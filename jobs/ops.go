@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shellcap/shellcap/internal/core"
@@ -427,9 +429,42 @@ func (m *Manager) notify(j *job, st *status) {
 	if st.FinishedAt != nil {
 		ev.Finished = *st.FinishedAt
 	}
+	ev.Tail = m.tail(j, st)
 	for _, fn := range fns {
 		fn(ev)
 	}
+}
+
+// eventTailBytes bounds each log's part of a finished job's Event.Tail.
+const eventTailBytes = 1000
+
+// tail returns the end of each of the job's logs, labelled, for its
+// finished Event.
+func (m *Manager) tail(j *job, st *status) string {
+	names := []struct{ label, file string }{{"stdout", stdoutName}, {"stderr", stderrName}}
+	if st.Combined {
+		names = names[:1]
+		names[0] = struct{ label, file string }{"output", outputName}
+	}
+	var parts []string
+	for _, n := range names {
+		chunk, err := readLogEnd(filepath.Join(j.dir, n.file), 0, eventTailBytes, true)
+		if err != nil || len(chunk.data) == 0 {
+			continue
+		}
+		data := chunk.data
+		if chunk.start > 0 {
+			if i := bytes.IndexByte(data, '\n'); i >= 0 && i < len(data)-1 {
+				data = data[i+1:]
+			}
+		}
+		text := m.clean(data)
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		parts = append(parts, "["+n.label+"]\n"+text)
+	}
+	return strings.Join(parts, "")
 }
 
 func (m *Manager) unknown(id string) *JobResult {

@@ -283,10 +283,17 @@ type Event struct {
 	TimedOut bool `json:"timed_out,omitempty"`
 	// Finished is when the command ended.
 	Finished time.Time `json:"finished_at"`
+	// Tail is the end of the job's output, labelled as in a Check
+	// ("[stdout]\n…", "[stderr]\n…", or "[output]\n…" for a shell-tool
+	// job): at most eventTailBytes of each log, from a line start; empty
+	// when it printed nothing.
+	Tail string `json:"tail,omitempty"`
 }
 
 // Text returns a notice for the model, e.g.
 // "Background command 'make test' (ID: <id>) finished with exit code 0."
+// then, when the job printed anything, "\nThe end of its output:\n" and
+// Tail. The first line names the job as "(ID: <id>)".
 func (e Event) Text() string {
 	s := "Background command " + textfmt.PyRepr(e.Command) + " (ID: " + e.ID + ") finished"
 	switch {
@@ -295,5 +302,9 @@ func (e Event) Text() string {
 	default:
 		s += "; its exit code is unknown"
 	}
-	return s + "."
+	s += "."
+	if e.Tail != "" {
+		s += "\nThe end of its output:\n" + strings.TrimSuffix(e.Tail, "\n")
+	}
+	return s
 }
