@@ -60,12 +60,13 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 	}
 	hostEnv := cmd.Env // the supervisor's own environment (see supervisorEnv)
 	sp := &spec{
-		Command:     cfg.command,
-		Combined:    cfg.combined,
-		Stdin:       cfg.stdin,
-		MaxLogBytes: m.opts.MaxLogBytes,
-		GraceMS:     m.opts.KillGrace.Milliseconds(),
-		TimeoutMS:   cfg.timeout.Milliseconds(),
+		Command:      cfg.command,
+		Combined:     cfg.combined,
+		Stdin:        cfg.stdin,
+		MaxLogBytes:  m.opts.MaxLogBytes,
+		MaxFileBytes: c.Settings.MaxFileBytes,
+		GraceMS:      m.opts.KillGrace.Milliseconds(),
+		TimeoutMS:    cfg.timeout.Milliseconds(),
 	}
 	var extra []*os.File // the confined command's descriptors, then its companion's
 	if m.confiner != nil {

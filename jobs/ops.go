@@ -481,6 +481,7 @@ func (m *Manager) report(j *job, st *status, newOnly bool) *JobResult {
 	if st.finished() {
 		res.Status = StatusFinished
 	}
+	res.Notes = endNotes(st)
 	type target struct {
 		name    string
 		text    *string
@@ -512,6 +513,23 @@ func (m *Manager) report(j *job, st *status, newOnly bool) *JobResult {
 		*t.omitted = chunk.skipped
 	}
 	return res
+}
+
+// exitXFSZ is the exit status of a shell whose last command SIGXFSZ
+// killed (the signal is 25 on Linux, darwin and the BSDs).
+const exitXFSZ = 128 + 25
+
+// endNotes are the notes on how a finished job ended, as Shell.Run gives
+// a foreground command: the file-size limit when it failed under one.
+func endNotes(st *status) []string {
+	var notes []string
+	if st.finished() && st.ExitCode != nil && *st.ExitCode != 0 && !st.Stopped && !st.TimedOut {
+		xfsz := st.Signal == "SIGXFSZ" || *st.ExitCode == exitXFSZ
+		if n := core.FileLimitNote(st.MaxFileBytes, xfsz); n != "" {
+			notes = append(notes, n)
+		}
+	}
+	return notes
 }
 
 // clean makes log bytes readable for the model.

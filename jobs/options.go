@@ -51,6 +51,9 @@ type Options struct {
 	// combined log of a Shell job). Past it the oldest bytes are dropped
 	// first (the file keeps its length but its beginning becomes a hole)
 	// and counted in the status. Zero means 8 MiB; the minimum is 64 KiB.
+	// The Shell's MaxFileBytes (max_file_bytes), when smaller, bounds the
+	// logs instead (what stays on disk, to whole 4 KiB blocks), as it
+	// bounds every file the command writes.
 	MaxLogBytes int64
 
 	// MaxOutputChars caps the text a model reads from one result, counted
@@ -129,6 +132,11 @@ func (o *Options) fill(st core.Settings) error {
 		o.MaxLogBytes = DefaultMaxLogBytes
 	case o.MaxLogBytes < minLogBytes:
 		return fmt.Errorf("jobs: option MaxLogBytes: must be at least %d (got %d)", minLogBytes, o.MaxLogBytes)
+	}
+	if st.MaxFileBytes > 0 && st.MaxFileBytes < o.MaxLogBytes {
+		// The logs are files the job writes: the file-size limit binds
+		// them too (the supervisor itself runs without the rlimit).
+		o.MaxLogBytes = st.MaxFileBytes
 	}
 	if o.MaxOutputChars == 0 {
 		o.MaxOutputChars = st.MaxOutputChars

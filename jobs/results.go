@@ -107,6 +107,10 @@ type JobResult struct {
 	// SupervisorLost reports that the job's supervisor died before the
 	// command ended, so its exit code is unknown.
 	SupervisorLost bool `json:"supervisor_lost,omitempty"`
+	// Notes are remarks for the model on how the job ended or what its
+	// logs lost (a file-size limit that ended it, log bytes a full disk
+	// swallowed), each rendered as a "[...]" line before the status.
+	Notes []string `json:"notes,omitempty"`
 	// Dir is the job's state directory.
 	Dir string `json:"dir,omitempty"`
 	// Sandbox is what the Confiner enforces for the job, with what the
@@ -134,7 +138,7 @@ func (r JobResult) MarshalJSON() ([]byte, error) {
 }
 
 // Text returns what the model reads. Check and Wait: the labelled output
-// or "(no output yet)", then "\n[status: running|finished]", then
+// or "(no output yet)", then a "[...]" line per note, then "\n[status: running|finished]", then
 // "\n[exit code: N]" when known. Stop: the output or "(no output)", then
 // "\n[stopped]", then "\n[exit code: N]" when known. The status lines come
 // last, so the character cap (which keeps the end) keeps them.
@@ -144,6 +148,9 @@ func (r *JobResult) Text() string {
 	}
 	var b strings.Builder
 	b.WriteString(r.sections())
+	for _, n := range r.Notes {
+		b.WriteString("\n[" + n + "]")
+	}
 	if r.TimedOut {
 		b.WriteString("\n[the job's timeout stopped it]")
 	}

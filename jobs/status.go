@@ -67,7 +67,10 @@ type status struct {
 	// SupervisorLost reports a job whose supervisor died before the
 	// command ended; its exit code is unknown.
 	SupervisorLost bool `json:"supervisor_lost,omitempty"`
-	StdinClosed    bool `json:"stdin_closed,omitempty"`
+	// MaxFileBytes is the file-size limit the command ran under (the
+	// Shell's max_file_bytes); 0 means none.
+	MaxFileBytes int64 `json:"max_file_bytes,omitempty"`
+	StdinClosed  bool  `json:"stdin_closed,omitempty"`
 
 	// Sandbox is what the Confiner enforces for a confined job (profile,
 	// network, layers, downgrades, and what the check after the job

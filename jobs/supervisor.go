@@ -78,8 +78,11 @@ type spec struct {
 	Combined    bool           `json:"combined"`
 	Stdin       bool           `json:"stdin"`
 	MaxLogBytes int64          `json:"max_log_bytes"`
-	GraceMS     int64          `json:"grace_ms"`
-	TimeoutMS   int64          `json:"timeout_ms"`
+	// MaxFileBytes is the Shell's file-size limit on the command (0:
+	// none), recorded in the status for the notes on how it ended.
+	MaxFileBytes int64 `json:"max_file_bytes,omitempty"`
+	GraceMS      int64 `json:"grace_ms"`
+	TimeoutMS    int64 `json:"timeout_ms"`
 }
 
 // reply is the supervisor's answer once the command started (or failed to).
@@ -196,6 +199,7 @@ func (s *supervisor) run(replyFile *os.File) error {
 		TimeoutMS:            s.sp.TimeoutMS,
 		KillGraceMS:          s.sp.GraceMS,
 		Sandbox:              s.sp.Sandbox,
+		MaxFileBytes:         s.sp.MaxFileBytes,
 	}
 	if err := writeStatus(s.sp.Key, s.sp.Dir, s.st); err != nil {
 		// Without a status file nobody can find the job: undo.
