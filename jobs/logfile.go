@@ -25,7 +25,11 @@ type boundedLog struct {
 	max     int64
 	written int64 // bytes written, = the file's length
 	dropped int64 // bytes at the start no longer kept
+	lost    int64 // bytes that could not be written (a full disk)
+	lostErr error // why the first of them could not
 	onDrop  func(written, dropped int64)
+	// onLoss is called (with l.mu held) after each write that lost bytes.
+	onLoss func(lost int64, err error)
 }
 
 func (l *boundedLog) Write(p []byte) (int, error) {
@@ -39,6 +43,13 @@ func (l *boundedLog) Write(p []byte) (int, error) {
 	if err != nil {
 		// A full disk must not block the command: count what was lost and
 		// keep accepting.
+		l.lost += int64(len(p) - n)
+		if l.lostErr == nil {
+			l.lostErr = err
+		}
+		if l.onLoss != nil {
+			l.onLoss(l.lost, l.lostErr)
+		}
 		return len(p), nil
 	}
 	return n, nil
@@ -67,10 +78,10 @@ func (l *boundedLog) dropOldest() {
 	}
 }
 
-func (l *boundedLog) counts() (written, dropped int64) {
+func (l *boundedLog) counts() (written, dropped, lost int64, lostErr error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.written, l.dropped
+	return l.written, l.dropped, l.lost, l.lostErr
 }
 
 // logChunk is a part of a log read from its end.

@@ -519,10 +519,20 @@ func (m *Manager) report(j *job, st *status, newOnly bool) *JobResult {
 // killed (the signal is 25 on Linux, darwin and the BSDs).
 const exitXFSZ = 128 + 25
 
-// endNotes are the notes on how a finished job ended, as Shell.Run gives
-// a foreground command: the file-size limit when it failed under one.
+// endNotes are the notes on how a job ended and what its logs lost: the
+// file-size limit when it failed under one (as Shell.Run says of a
+// foreground command), and output that could not be written to its logs
+// (a full disk).
 func endNotes(st *status) []string {
 	var notes []string
+	if lost := st.StdoutLost + st.StderrLost; lost > 0 {
+		why := st.LogError
+		if why == "" {
+			why = "a write error"
+		}
+		notes = append(notes, strconv.FormatInt(lost, 10)+" bytes of the job's output were lost: its log could not be written ("+why+
+			"). The exit code and the rest of the log are kept; free space in the workspace before retrying.")
+	}
 	if st.finished() && st.ExitCode != nil && *st.ExitCode != 0 && !st.Stopped && !st.TimedOut {
 		xfsz := st.Signal == "SIGXFSZ" || *st.ExitCode == exitXFSZ
 		if n := core.FileLimitNote(st.MaxFileBytes, xfsz); n != "" {

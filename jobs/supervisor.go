@@ -335,7 +335,7 @@ func (s *supervisor) prepare() (*exec.Cmd, [2]*os.File, stdinPipe, error) {
 		if err != nil {
 			return cmd, pipes, in, err
 		}
-		s.logs[i] = &boundedLog{f: f, max: s.sp.MaxLogBytes, onDrop: s.dropped(i)}
+		s.logs[i] = &boundedLog{f: f, max: s.sp.MaxLogBytes, onDrop: s.dropped(i), onLoss: s.lost(i)}
 		r, w, err := os.Pipe()
 		if err != nil {
 			return cmd, pipes, in, err
@@ -386,6 +386,45 @@ func (s *supervisor) dropped(i int) func(written, dropped int64) {
 		}
 		_ = writeStatus(s.sp.Key, s.sp.Dir, s.st)
 	}
+}
+
+// lossWriteInterval is how often at most the supervisor records in the
+// status a log's growing count of lost bytes (the final count is always
+// recorded).
+const lossWriteInterval = time.Second
+
+// lost returns the callback log i calls when a write to it failed.
+func (s *supervisor) lost(i int) func(lost int64, err error) {
+	var last time.Time
+	return func(lost int64, err error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.st == nil || s.final {
+			return
+		}
+		if i == 0 {
+			s.st.StdoutLost = lost
+		} else {
+			s.st.StderrLost = lost
+		}
+		if s.st.LogError == "" {
+			s.st.LogError = logError(err)
+		}
+		if time.Since(last) >= lossWriteInterval {
+			last = time.Now()
+			_ = writeStatus(s.sp.Key, s.sp.Dir, s.st)
+		}
+	}
+}
+
+// logError is why a log write failed, as the system says it ("no space
+// left on device"), without the path.
+func logError(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // feedStdin copies frames from the FIFO into the command's stdin until an
@@ -442,10 +481,15 @@ func (s *supervisor) closeLogs() {
 
 // finish records how the command ended.
 func (s *supervisor) finish(state *os.ProcessState, stopped, timedOut bool) error {
-	var counts [2][2]int64 // written, dropped per log; read before s.mu (lock order)
+	var counts [2][3]int64 // written, dropped, lost per log; read before s.mu (lock order)
+	var lostErr error
 	for i, l := range s.logs {
 		if l != nil {
-			counts[i][0], counts[i][1] = l.counts()
+			var err error
+			counts[i][0], counts[i][1], counts[i][2], err = l.counts()
+			if lostErr == nil {
+				lostErr = err
+			}
 		}
 	}
 	s.mu.Lock()
@@ -460,6 +504,10 @@ func (s *supervisor) finish(state *os.ProcessState, stopped, timedOut bool) erro
 	s.st.TimedOut = timedOut
 	s.st.StdoutBytes, s.st.StdoutDropped = counts[0][0], counts[0][1]
 	s.st.StderrBytes, s.st.StderrDropped = counts[1][0], counts[1][1]
+	s.st.StdoutLost, s.st.StderrLost = counts[0][2], counts[1][2]
+	if lostErr != nil && s.st.LogError == "" {
+		s.st.LogError = logError(lostErr)
+	}
 	s.final = true
 	return writeStatus(s.sp.Key, s.sp.Dir, s.st)
 }
