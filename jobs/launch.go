@@ -46,6 +46,9 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 	if err := m.usable(); err != nil {
 		return startOutcome{}, err
 	}
+	if err := m.checkWorkspace(); err != nil {
+		return startOutcome{}, err
+	}
 	c := core.Of(m.sh)
 	if err := c.Admit(ctx, cfg.command); err != nil {
 		return startOutcome{refusal: err}, nil
@@ -98,7 +101,7 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 	if j == nil {
 		return startOutcome{refusal: refusal}, nil
 	}
-	sp.ID, sp.Dir, sp.Key = j.id, j.dir, m.key
+	sp.ID, sp.Dir, sp.Key, sp.KeyDir = j.id, j.dir, m.key, m.keyDir
 	st, err := m.launch(ctx, j, sp, hostEnv, extra)
 	if err != nil {
 		m.forget(j)

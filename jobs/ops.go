@@ -482,6 +482,11 @@ func (m *Manager) report(j *job, st *status, newOnly bool) *JobResult {
 		res.Status = StatusFinished
 	}
 	res.Notes = endNotes(st)
+	j.mu.Lock()
+	if j.gone {
+		res.Notes = append(res.Notes, goneNote)
+	}
+	j.mu.Unlock()
 	type target struct {
 		name    string
 		text    *string

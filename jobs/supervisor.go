@@ -58,8 +58,11 @@ type spec struct {
 	ID  string `json:"id"`
 	Dir string `json:"dir"` // the job directory
 	// Key signs the status files (see recordKey).
-	Key     recordKey `json:"key"`
-	Command string    `json:"command"`
+	Key recordKey `json:"key"`
+	// KeyDir is the key's directory, outside the workspace: where the
+	// final status goes when the job directory is gone.
+	KeyDir  string `json:"key_dir,omitempty"`
+	Command string `json:"command"`
 	// The process to start, as the Confiner left it (or as the Shell
 	// prepared it, unconfined).
 	Path    string    `json:"path"`
@@ -509,7 +512,15 @@ func (s *supervisor) finish(state *os.ProcessState, stopped, timedOut bool) erro
 		s.st.LogError = logError(lostErr)
 	}
 	s.final = true
-	return writeStatus(s.sp.Key, s.sp.Dir, s.st)
+	err := writeStatus(s.sp.Key, s.sp.Dir, s.st)
+	if err != nil {
+		// The job directory is gone (the workspace was deleted): leave
+		// the outcome where the Manager looks for it then.
+		if oerr := writeOrphanStatus(s.sp.Key, s.sp.KeyDir, s.sp.Dir, s.st); oerr == nil {
+			return nil
+		}
+	}
+	return err
 }
 
 func closeFiles(files ...any) {
