@@ -439,7 +439,7 @@ func (m *Manager) notify(j *job, st *status) {
 const eventTailBytes = 1000
 
 // tail returns the end of each of the job's logs, labelled, for its
-// finished Event.
+// finished Event, within the output cap.
 func (m *Manager) tail(j *job, st *status) string {
 	names := []struct{ label, file string }{{"stdout", stdoutName}, {"stderr", stderrName}}
 	if st.Combined {
@@ -464,7 +464,8 @@ func (m *Manager) tail(j *job, st *status) string {
 		}
 		parts = append(parts, "["+n.label+"]\n"+text)
 	}
-	return strings.Join(parts, "")
+	// Within the character cap, like every text the model reads.
+	return capText(strings.Join(parts, ""), m.opts.MaxOutputChars)
 }
 
 func (m *Manager) unknown(id string) *JobResult {

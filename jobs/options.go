@@ -90,7 +90,10 @@ type Options struct {
 	// $XDG_STATE_HOME/shellcap, else ~/.local/state/shellcap, else (no
 	// usable home) shellcap-<uid> in the host's temporary directory. New
 	// fails when the directory lies inside the workspace. Managers of
-	// one workspace must share it to see each other's jobs.
+	// one workspace must share it to see each other's jobs. A job's
+	// supervisor also leaves there (job-<id>.status, signed) how the job
+	// ended when its job directory is gone (the workspace was deleted);
+	// Stop and Retention remove it.
 	KeyDir string
 
 	// StopOnClose makes [Manager.Close] stop every job this Manager

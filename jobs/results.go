@@ -292,8 +292,8 @@ type Event struct {
 	Finished time.Time `json:"finished_at"`
 	// Tail is the end of the job's output, labelled as in a Check
 	// ("[stdout]\n…", "[stderr]\n…", or "[output]\n…" for a shell-tool
-	// job): at most eventTailBytes of each log, from a line start; empty
-	// when it printed nothing.
+	// job): at most 1,000 bytes of each log, from a line start, within
+	// the Manager's MaxOutputChars; empty when it printed nothing.
 	Tail string `json:"tail,omitempty"`
 }
 
