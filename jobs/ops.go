@@ -366,7 +366,8 @@ func (m *Manager) stoppedResult(id string) *JobResult {
 }
 
 // List reports every job in the workspace, oldest first, after removing
-// expired ones.
+// expired ones; with them the jobs this Manager knows whose directory
+// vanished.
 func (m *Manager) List(ctx context.Context) (*ListResult, error) {
 	if err := m.usable(); err != nil {
 		return nil, err
@@ -374,7 +375,15 @@ func (m *Manager) List(ctx context.Context) (*ListResult, error) {
 	m.gc()
 	res := &ListResult{Jobs: []ListEntry{}, maxChars: m.opts.MaxOutputChars}
 	now := time.Now()
-	for _, name := range m.jobNames() {
+	names := m.jobNames()
+	// Jobs whose directory vanished (the workspace was deleted) are
+	// known from memory only.
+	for _, j := range m.snapshot() {
+		if !slices.Contains(names, j.id) && j.orphaned() {
+			names = append(names, j.id)
+		}
+	}
+	for _, name := range names {
 		j := m.find(name)
 		if j == nil {
 			continue

@@ -43,6 +43,9 @@ func TestWorkspaceDeletedWhileJobsRun(t *testing.T) {
 	if err != nil || check.Err != nil || check.Status != jobs.StatusRunning || !strings.Contains(check.Text(), "directory (its logs and status) was deleted") {
 		t.Fatalf("Check after the workspace went: %q, %v", check.Text(), err)
 	}
+	if l, err := m.List(ctx); err != nil || len(l.Jobs) != 2 {
+		t.Fatalf("List after the workspace went: %q, %v", l.Text(), err)
+	}
 	refused := func(what string, err error) {
 		t.Helper()
 		if !errors.Is(err, shellcap.ErrWorkspaceGone) {
