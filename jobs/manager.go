@@ -148,10 +148,10 @@ func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
 
 // Close stops watching jobs. Jobs keep running; a later Manager on the same
 // workspace finds them; with Options.StopOnClose, Close first stops the
-// jobs this Manager started (keeping their files). It also stops copying the Request.Stdin of
-// promoted Run commands (their stdin stays open, without end-of-file),
-// waiting up to a second for copies blocked in the reader's Read. It is
-// safe to call more than once.
+// jobs this Manager started (keeping their files). It also stops copying
+// the Request.Stdin of promoted Run commands (their stdin stays open,
+// without end-of-file), waiting up to a second for copies blocked in the
+// reader's Read. It is safe to call more than once.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	if m.closed {

@@ -295,6 +295,14 @@ func (m *Manager) stop(req StopRequest) *JobResult {
 	defer j.stopMu.Unlock()
 	if j.stopped != nil {
 		res := *j.stopped
+		if res.Kept && !keep {
+			// Stopped before with Keep; now its files go.
+			res.Kept, res.Dir = false, ""
+			final := res
+			j.stopped = &final
+			m.rememberStopped(id, &final)
+			m.remove(j)
+		}
 		return &res
 	}
 	if !st.finished() {

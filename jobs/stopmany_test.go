@@ -3,6 +3,7 @@
 package jobs_test
 
 import (
+	"os"
 	"sync"
 	"testing"
 
@@ -35,5 +36,24 @@ func TestConcurrentStopsAllReturnTheFinalResult(t *testing.T) {
 		if res == nil || res.Err != nil || !res.Stopped || res.ExitCode == nil || *res.ExitCode != 143 || res.Stdout != "up\n" {
 			t.Errorf("Stop %d = %q", i, res.Text())
 		}
+	}
+}
+
+// A Stop with Keep, then one without: the second removes the files and
+// still reports the final result.
+func TestStopKeepThenRemove(t *testing.T) {
+	m := newManager(t, jobs.Options{})
+	id := start(t, m, jobs.StartRequest{Command: "echo up; sleep 300"})
+	waitOutput(t, m, id, "up")
+	kept, err := m.Stop(ctxFor(t), jobs.StopRequest{ID: id, Keep: true})
+	if err != nil || !kept.Kept || kept.Dir == "" {
+		t.Fatalf("Stop with Keep: %+v, %v", kept, err)
+	}
+	removed, err := m.Stop(ctxFor(t), jobs.StopRequest{ID: id})
+	if err != nil || removed.Kept || removed.ExitCode == nil || *removed.ExitCode != 143 || removed.Stdout != "up\n" {
+		t.Fatalf("Stop after Stop with Keep: %q, %v", removed.Text(), err)
+	}
+	if _, err := os.Stat(kept.Dir); !os.IsNotExist(err) {
+		t.Fatalf("the job's files are still there: %v", err)
 	}
 }
