@@ -66,6 +66,7 @@ func TestDiskFullKeepsTheExitCodeAndCountsLostBytes(t *testing.T) {
 		if sub == nil {
 			t.Fatalf("no lost-bytes note: %q", r.Text()[max(0, len(r.Text())-400):])
 		}
+		t.Log(sub[0])
 		lost, _ := strconv.ParseInt(sub[1], 10, 64)
 		if kept := int64(total) - lost; kept <= 0 || kept > 2<<20 {
 			t.Fatalf("%d bytes lost of %d: %q", lost, total, sub[0])
