@@ -14,7 +14,9 @@
 // status file. Everything lives
 // under <workspace>/.shellcap/jobs/<id>/ (directories 0700; the state
 // directory's .gitignore holds "*"), so a host that restarts finds its
-// jobs again with a new [Manager].
+// jobs again with a new [Manager]. With [Options.StopOnClose],
+// [Manager.Close] instead stops the jobs that Manager started, within
+// about KillGrace.
 //
 // # Quick start
 //
@@ -56,6 +58,7 @@
 //	HeadAndTail       no (Text keeps the end)       no (the log's end)                  Result.HeadAndTail: head and end of each log
 //	DefaultTimeout    no timeout                    Timeout 0: Shell's, at most 270 s   Request.Timeout 0: no limit
 //	MaxTimeout        -                             bounds Timeout (and 270 s)          bounds Request.Timeout
+//	MaxFileBytes      yes, and it bounds each log too (the smaller of it and Options.MaxLogBytes)
 //	Env, limits, Dir  yes (the Shell prepares the command)
 //	Policy, Approve   yes (the Shell admits the command)
 //	Sandbox           Options.Confiner, nil: the Shell's Options.Sandbox
@@ -71,7 +74,9 @@
 // [Manager.Shell] is pydantic-ai-harness's persistent `shell` tool: a job
 // with one combined log, waited on in the foreground for up to 270 s, with
 // the handles (PID, the kill command for the whole tree, log and status
-// paths) in the result. [Manager.Run] is gptme's promotion: a command that
+// paths) last in the result, where no output cap cuts them. While it
+// waits it sends the output as events, from the first byte, up to 16,000
+// bytes per call, in chunks cut on UTF-8 boundaries. [Manager.Run] is gptme's promotion: a command that
 // outlives its foreground timeout becomes a background job; it takes the
 // request's Stdin and passes output to OnOutput while it waits.
 //
@@ -140,6 +145,23 @@
 // the key: they can forge records, which grants nothing they cannot do
 // directly. A Shell's Options.Sandbox confines its jobs too, unless
 // Options.Confiner replaces it.
+//
+// # Faults
+//
+// A job that fails under the Shell's MaxFileBytes gets the note
+// Shell.Run gives a foreground command (SIGXFSZ named as the cause when it
+// was). A full disk does not lose how a job ended: every status file
+// reserves room (trailing spaces) and is rewritten in place when a
+// replacement cannot be written; the bytes its logs could not take are
+// counted, and Check, Wait and Stop say how many and why. A workspace
+// deleted while jobs run leaves them stoppable: the Manager keeps each
+// job's last status in memory, and a supervisor that cannot record the
+// end in the job directory records it, signed as ever, in the key
+// directory, where the Manager that knew the job finds it. Starts in a
+// workspace that vanished or became a file fail with
+// shellcap.ErrWorkspaceGone, as Shell.Run does; nothing re-creates it.
+// Concurrent Stops of a job all return its final result. A finished job's
+// [Event] carries the end of its output.
 //
 // When a job's command exits, the supervisor stops whatever the command
 // left running in its process group, so a finished job leaves no process

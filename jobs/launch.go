@@ -46,6 +46,9 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 	if err := m.usable(); err != nil {
 		return startOutcome{}, err
 	}
+	if err := m.checkWorkspace(); err != nil {
+		return startOutcome{}, err
+	}
 	c := core.Of(m.sh)
 	if err := c.Admit(ctx, cfg.command); err != nil {
 		return startOutcome{refusal: err}, nil
@@ -60,12 +63,13 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 	}
 	hostEnv := cmd.Env // the supervisor's own environment (see supervisorEnv)
 	sp := &spec{
-		Command:     cfg.command,
-		Combined:    cfg.combined,
-		Stdin:       cfg.stdin,
-		MaxLogBytes: m.opts.MaxLogBytes,
-		GraceMS:     m.opts.KillGrace.Milliseconds(),
-		TimeoutMS:   cfg.timeout.Milliseconds(),
+		Command:      cfg.command,
+		Combined:     cfg.combined,
+		Stdin:        cfg.stdin,
+		MaxLogBytes:  m.opts.MaxLogBytes,
+		MaxFileBytes: c.Settings.MaxFileBytes,
+		GraceMS:      m.opts.KillGrace.Milliseconds(),
+		TimeoutMS:    cfg.timeout.Milliseconds(),
 	}
 	var extra []*os.File // the confined command's descriptors, then its companion's
 	if m.confiner != nil {
@@ -97,7 +101,7 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 	if j == nil {
 		return startOutcome{refusal: refusal}, nil
 	}
-	sp.ID, sp.Dir, sp.Key = j.id, j.dir, m.key
+	sp.ID, sp.Dir, sp.Key, sp.KeyDir = j.id, j.dir, m.key, m.keyDir
 	st, err := m.launch(ctx, j, sp, hostEnv, extra)
 	if err != nil {
 		m.forget(j)
@@ -129,6 +133,7 @@ func (m *Manager) reserve() (*job, error) {
 		return nil, tooManyJobs(m.opts.MaxJobs)
 	}
 	j := m.newJob(newID())
+	j.ours = true
 	m.jobs[j.id] = j
 	return j, nil
 }

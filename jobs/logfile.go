@@ -25,7 +25,11 @@ type boundedLog struct {
 	max     int64
 	written int64 // bytes written, = the file's length
 	dropped int64 // bytes at the start no longer kept
+	lost    int64 // bytes that could not be written (a full disk)
+	lostErr error // why the first of them could not
 	onDrop  func(written, dropped int64)
+	// onLoss is called (with l.mu held) after each write that lost bytes.
+	onLoss func(lost int64, err error)
 }
 
 func (l *boundedLog) Write(p []byte) (int, error) {
@@ -39,6 +43,13 @@ func (l *boundedLog) Write(p []byte) (int, error) {
 	if err != nil {
 		// A full disk must not block the command: count what was lost and
 		// keep accepting.
+		l.lost += int64(len(p) - n)
+		if l.lostErr == nil {
+			l.lostErr = err
+		}
+		if l.onLoss != nil {
+			l.onLoss(l.lost, l.lostErr)
+		}
 		return len(p), nil
 	}
 	return n, nil
@@ -67,10 +78,10 @@ func (l *boundedLog) dropOldest() {
 	}
 }
 
-func (l *boundedLog) counts() (written, dropped int64) {
+func (l *boundedLog) counts() (written, dropped, lost int64, lostErr error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.written, l.dropped
+	return l.written, l.dropped, l.lost, l.lostErr
 }
 
 // logChunk is a part of a log read from its end.
@@ -86,6 +97,13 @@ type logChunk struct {
 // the character's end. A missing file reads as empty; a file that is not
 // the job's own (a symlink, another user's, a hard link) is an error.
 func readLog(path string, from, window int64) (logChunk, error) {
+	return readLogEnd(path, from, window, false)
+}
+
+// readLogEnd is readLog; with final (the job has ended, the log is
+// complete) a character left incomplete at the end is kept, to be shown
+// as U+FFFD, instead of left for a next read.
+func readLogEnd(path string, from, window int64, final bool) (logChunk, error) {
 	f, err := openJobFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -119,7 +137,7 @@ func readLog(path string, from, window int64) (logChunk, error) {
 		start += int64(cut)
 	}
 	// Leave a character still being written for the next read.
-	for i := len(data) - 1; i >= 0 && i >= len(data)-(utf8.UTFMax-1); i-- {
+	for i := len(data) - 1; !final && i >= 0 && i >= len(data)-(utf8.UTFMax-1); i-- {
 		if utf8.RuneStart(data[i]) {
 			if !utf8.FullRune(data[i:]) {
 				data = data[:i]
@@ -128,6 +146,33 @@ func readLog(path string, from, window int64) (logChunk, error) {
 		}
 	}
 	return logChunk{data: data, start: start, end: start + int64(len(data)), skipped: start - from}, nil
+}
+
+// readLogRange reads at most n bytes of path from offset from on, as they
+// are (the caller handles characters cut at either end). A missing file
+// reads as empty; a file that is not the job's own is an error.
+func readLogRange(path string, from, n int64) ([]byte, error) {
+	f, err := openJobFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if from >= fi.Size() {
+		return nil, nil
+	}
+	data := make([]byte, min(n, fi.Size()-from))
+	k, err := f.ReadAt(data, from)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	return data[:k], nil
 }
 
 // readHeadTail reads the first and the last window/2 bytes of path (cut on

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/shellcap/shellcap"
@@ -37,15 +38,20 @@ type Manager struct {
 	root     string            // <workspace>/.shellcap/jobs
 	ws       string            // the workspace
 	key      recordKey         // signs and checks status files
+	keyDir   string            // where the key lives (resolved), outside the workspace
 
 	mu       sync.Mutex
 	jobs     map[string]*job
 	children map[int]string // supervisors this process started and must reap: PID -> job dir
 	subs     map[int]func(Event)
 	feeds    map[*stdinFeed]struct{} // Run's stdin copies still going
-	nextSub  int
-	closed   bool
-	lastGC   time.Time
+	// stopped holds the final results of the jobs this Manager stopped,
+	// the oldest first in stoppedOrder (at most maxStoppedResults).
+	stopped      map[string]*JobResult
+	stoppedOrder []string
+	nextSub      int
+	closed       bool
+	lastGC       time.Time
 
 	quit        chan struct{}
 	watcherDone chan struct{}
@@ -54,11 +60,14 @@ type Manager struct {
 // job is what the Manager remembers about one job; the status file is the
 // truth.
 type job struct {
-	id  string
-	dir string
-	key recordKey
+	id     string
+	dir    string
+	key    recordKey
+	keyDir string // where its supervisor leaves the final status if dir is gone
 
 	inputMu  sync.Mutex // one Input at a time (flock covers other processes)
+	stopMu   sync.Mutex // one Stop at a time; the others get its result
+	stopped  *JobResult // the result of the Stop that ended it (under stopMu)
 	mu       sync.Mutex
 	st       *status
 	raw      []byte
@@ -69,6 +78,11 @@ type job struct {
 	// quiet suppresses the finished event of a job whose end is reported
 	// directly (Run in the foreground).
 	quiet atomic.Bool
+	// gone marks a job whose directory vanished while this Manager knew
+	// it (under mu); it is then known from memory and the key directory.
+	gone bool
+	// ours marks a job this Manager started (set before it is shared).
+	ours bool
 	// fed marks a job whose stdin this Manager copies from a Run request.
 	fed atomic.Bool
 }
@@ -90,6 +104,10 @@ func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
 	key, err := loadRecordKey(o.KeyDir, sh.Workspace())
 	if err != nil {
 		return nil, err
+	}
+	kd, err := filepath.EvalSymlinks(keyDir(o.KeyDir))
+	if err != nil {
+		return nil, fmt.Errorf("jobs: record key directory: %w", err)
 	}
 	confiner := confinerOf(sh, o.Confiner)
 	if confiner != nil {
@@ -113,11 +131,13 @@ func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
 		confiner:    confiner,
 		ws:          sh.Workspace(),
 		key:         key,
+		keyDir:      kd,
 		root:        filepath.Join(sh.Workspace(), safefs.StateDirName, jobsSubdir),
 		jobs:        map[string]*job{},
 		children:    map[int]string{},
 		subs:        map[int]func(Event){},
 		feeds:       map[*stdinFeed]struct{}{},
+		stopped:     map[string]*JobResult{},
 		quit:        make(chan struct{}),
 		watcherDone: make(chan struct{}),
 	}
@@ -127,10 +147,11 @@ func New(sh *shellcap.Shell, opts Options) (*Manager, error) {
 }
 
 // Close stops watching jobs. Jobs keep running; a later Manager on the same
-// workspace finds them. It also stops copying the Request.Stdin of
-// promoted Run commands (their stdin stays open, without end-of-file),
-// waiting up to a second for copies blocked in the reader's Read. It is
-// safe to call more than once.
+// workspace finds them; with Options.StopOnClose, Close first stops the
+// jobs this Manager started (keeping their files). It also stops copying
+// the Request.Stdin of promoted Run commands (their stdin stays open,
+// without end-of-file), waiting up to a second for copies blocked in the
+// reader's Read. It is safe to call more than once.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	if m.closed {
@@ -139,6 +160,9 @@ func (m *Manager) Close() error {
 	}
 	m.closed = true
 	m.mu.Unlock()
+	if m.opts.StopOnClose {
+		m.stopOwn()
+	}
 	close(m.quit)
 	<-m.watcherDone
 	m.stopFeeds()
@@ -159,6 +183,18 @@ func (m *Manager) Close() error {
 		delete(m.children, pid)
 	}
 	return nil
+}
+
+// stopOwn stops, all at once, the jobs this Manager started that still
+// run, keeping their files.
+func (m *Manager) stopOwn() {
+	var wg sync.WaitGroup
+	for _, j := range m.snapshot() {
+		if j.ours && !j.finished.Load() {
+			wg.Go(func() { m.stop(StopRequest{ID: j.id, Keep: true}) })
+		}
+	}
+	wg.Wait()
 }
 
 // reap reaps the supervisors this process started that have exited.
@@ -203,7 +239,7 @@ func (m *Manager) ensureRoot() error {
 
 // newJob is the Manager's record of job id.
 func (m *Manager) newJob(id string) *job {
-	return &job{id: id, dir: filepath.Join(m.root, id), key: m.key, done: make(chan struct{})}
+	return &job{id: id, dir: filepath.Join(m.root, id), key: m.key, keyDir: m.keyDir, done: make(chan struct{})}
 }
 
 // find returns the job with this ID, adopting it from disk when this
@@ -220,6 +256,9 @@ func (m *Manager) find(id string) *job {
 	if j != nil {
 		d, err := openJobDir(dir)
 		if err != nil {
+			if j.orphaned() {
+				return j // its files went, it did not: still stoppable
+			}
 			m.forget(j) // removed by another Manager
 			return nil
 		}
@@ -240,6 +279,20 @@ func (m *Manager) find(id string) *job {
 	j.seen = loadSeen(dir)
 	m.jobs[id] = j
 	return j
+}
+
+// orphaned reports whether j is a job whose directory vanished while it
+// ran (or that this Manager saw run when the directory went): it is kept,
+// from memory, so that it can be stopped and its end reported.
+func (j *job) orphaned() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.gone {
+		return true
+	}
+	st := j.st
+	return st != nil && !st.finished() &&
+		(alive(st.SupervisorPID, st.SupervisorStartTicks) || alive(st.PID, st.StartTicks) || j.readOrphanStatus() != nil)
 }
 
 func (m *Manager) forget(j *job) {
@@ -277,10 +330,16 @@ func (j *job) refresh() (st *status, raw []byte, justFinished bool, err error) {
 		return j.st, j.raw, false, nil
 	}
 	st, raw, err = readStatus(j.key, j.dir)
-	if err != nil {
+	switch {
+	case err == nil:
+	case (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) && j.st != nil && (j.gone || !j.st.finished()):
+		// The directory went (the workspace was deleted) while the job
+		// ran: known from memory and the key directory from now on.
+		st, raw = j.orphanStatus()
+	default:
 		return nil, nil, false, err
 	}
-	if !st.finished() && !alive(st.SupervisorPID, st.SupervisorStartTicks) {
+	if !j.gone && !st.finished() && !alive(st.SupervisorPID, st.SupervisorStartTicks) {
 		// It may have written its final status just before exiting.
 		if st2, raw2, err := readStatus(j.key, j.dir); err == nil {
 			st, raw = st2, raw2
@@ -370,13 +429,21 @@ func (m *Manager) gc() {
 	m.mu.Lock()
 	m.lastGC = time.Now()
 	m.mu.Unlock()
+	cutoff := time.Now().Add(-m.opts.Retention)
+	for _, j := range m.snapshot() {
+		j.mu.Lock()
+		expired := j.gone && j.st != nil && j.st.finished() && j.st.FinishedAt != nil && j.st.FinishedAt.Before(cutoff)
+		j.mu.Unlock()
+		if expired {
+			m.remove(j)
+		}
+	}
 	root, err := openJobsRoot(m.ws, false)
 	if err != nil {
 		return
 	}
 	defer root.Close()
 	names, _ := root.ReadDirNames()
-	cutoff := time.Now().Add(-m.opts.Retention)
 	for _, name := range names {
 		if !validID(name) {
 			continue
@@ -404,8 +471,10 @@ func (m *Manager) gc() {
 	}
 }
 
-// remove deletes a job's directory and forgets it.
+// remove deletes a job's directory (and a final status its supervisor
+// left in the key directory) and forgets it.
 func (m *Manager) remove(j *job) {
 	_ = removeJobDir(j.dir)
+	removeOrphanStatus(m.keyDir, j.id)
 	m.forget(j)
 }

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shellcap/shellcap/internal/core"
@@ -268,15 +270,40 @@ type StopRequest struct {
 // status are removed unless req.Keep is set (or the job could not be
 // confirmed stopped). Stopping a finished job just reports (and removes)
 // it. Stop takes at most about KillGrace plus 30 s, whatever ctx says: a
-// stop is not abandoned halfway.
+// stop is not abandoned halfway. Concurrent Stops of one job, and Stops
+// of a job this Manager stopped and removed a moment ago, all return the
+// same final result.
 func (m *Manager) Stop(ctx context.Context, req StopRequest) (*JobResult, error) {
 	if err := m.usable(); err != nil {
 		return nil, err
 	}
+	return m.stop(req), nil
+}
+
+// stop is Stop without the check that the Manager is open (Close uses
+// it).
+func (m *Manager) stop(req StopRequest) *JobResult {
 	id, keep := req.ID, req.Keep
 	j, st := m.lookup(id)
 	if j == nil {
-		return m.unknown(id), nil
+		if res := m.stoppedResult(id); res != nil {
+			return res
+		}
+		return m.unknown(id)
+	}
+	j.stopMu.Lock()
+	defer j.stopMu.Unlock()
+	if j.stopped != nil {
+		res := *j.stopped
+		if res.Kept && !keep {
+			// Stopped before with Keep; now its files go.
+			res.Kept, res.Dir = false, ""
+			final := res
+			j.stopped = &final
+			m.rememberStopped(id, &final)
+			m.remove(j)
+		}
+		return &res
 	}
 	if !st.finished() {
 		m.kill(j.dir, st)
@@ -285,7 +312,7 @@ func (m *Manager) Stop(ctx context.Context, req StopRequest) (*JobResult, error)
 		for {
 			var err error
 			if st, _, err = m.refresh(j); err != nil {
-				return m.unknown(id), nil
+				return m.unknown(id)
 			}
 			if st.finished() || time.Now().After(deadline) {
 				break
@@ -301,14 +328,54 @@ func (m *Manager) Stop(ctx context.Context, req StopRequest) (*JobResult, error)
 	res := m.report(j, st, false)
 	res.Stopped, res.Kept = true, keep
 	if !keep {
-		m.remove(j)
 		res.Dir = ""
 	}
-	return res, nil
+	if st.finished() {
+		final := *res
+		j.stopped = &final
+		m.rememberStopped(id, &final)
+	}
+	if !keep {
+		m.remove(j)
+	}
+	return res
+}
+
+// maxStoppedResults bounds the final results of stopped jobs a Manager
+// keeps for Stops that arrive after the job's files were removed.
+const maxStoppedResults = 64
+
+// rememberStopped keeps the final result of a stopped job, for Stops of
+// the same ID that come after its files are gone.
+func (m *Manager) rememberStopped(id string, res *JobResult) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.stopped[id]; !ok {
+		if len(m.stoppedOrder) == maxStoppedResults {
+			delete(m.stopped, m.stoppedOrder[0])
+			m.stoppedOrder = m.stoppedOrder[1:]
+		}
+		m.stoppedOrder = append(m.stoppedOrder, id)
+	}
+	m.stopped[id] = res
+}
+
+// stoppedResult returns a copy of the final result of job id if this
+// Manager stopped it; nil otherwise.
+func (m *Manager) stoppedResult(id string) *JobResult {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.stopped[id]
+	if r == nil {
+		return nil
+	}
+	res := *r
+	return &res
 }
 
 // List reports every job in the workspace, oldest first, after removing
-// expired ones.
+// expired ones; with them the jobs this Manager knows whose directory
+// vanished.
 func (m *Manager) List(ctx context.Context) (*ListResult, error) {
 	if err := m.usable(); err != nil {
 		return nil, err
@@ -316,7 +383,15 @@ func (m *Manager) List(ctx context.Context) (*ListResult, error) {
 	m.gc()
 	res := &ListResult{Jobs: []ListEntry{}, maxChars: m.opts.MaxOutputChars}
 	now := time.Now()
-	for _, name := range m.jobNames() {
+	names := m.jobNames()
+	// Jobs whose directory vanished (the workspace was deleted) are
+	// known from memory only.
+	for _, j := range m.snapshot() {
+		if !slices.Contains(names, j.id) && j.orphaned() {
+			names = append(names, j.id)
+		}
+	}
+	for _, name := range names {
 		j := m.find(name)
 		if j == nil {
 			continue
@@ -371,9 +446,43 @@ func (m *Manager) notify(j *job, st *status) {
 	if st.FinishedAt != nil {
 		ev.Finished = *st.FinishedAt
 	}
+	ev.Tail = m.tail(j, st)
 	for _, fn := range fns {
 		fn(ev)
 	}
+}
+
+// eventTailBytes bounds each log's part of a finished job's Event.Tail.
+const eventTailBytes = 1000
+
+// tail returns the end of each of the job's logs, labelled, for its
+// finished Event, within the output cap.
+func (m *Manager) tail(j *job, st *status) string {
+	names := []struct{ label, file string }{{"stdout", stdoutName}, {"stderr", stderrName}}
+	if st.Combined {
+		names = names[:1]
+		names[0] = struct{ label, file string }{"output", outputName}
+	}
+	var parts []string
+	for _, n := range names {
+		chunk, err := readLogEnd(filepath.Join(j.dir, n.file), 0, eventTailBytes, true)
+		if err != nil || len(chunk.data) == 0 {
+			continue
+		}
+		data := chunk.data
+		if chunk.start > 0 {
+			if i := bytes.IndexByte(data, '\n'); i >= 0 && i < len(data)-1 {
+				data = data[i+1:]
+			}
+		}
+		text := m.clean(data)
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		parts = append(parts, "["+n.label+"]\n"+text)
+	}
+	// Within the character cap, like every text the model reads.
+	return capText(strings.Join(parts, ""), m.opts.MaxOutputChars)
 }
 
 func (m *Manager) unknown(id string) *JobResult {
@@ -390,6 +499,12 @@ func (m *Manager) report(j *job, st *status, newOnly bool) *JobResult {
 	if st.finished() {
 		res.Status = StatusFinished
 	}
+	res.Notes = endNotes(st)
+	j.mu.Lock()
+	if j.gone {
+		res.Notes = append(res.Notes, goneNote)
+	}
+	j.mu.Unlock()
 	type target struct {
 		name    string
 		text    *string
@@ -412,7 +527,7 @@ func (m *Manager) report(j *job, st *status, newOnly bool) *JobResult {
 		if newOnly {
 			from = j.seen[i]
 		}
-		chunk, err := readLog(filepath.Join(j.dir, t.name), from, m.opts.readWindow())
+		chunk, err := readLogEnd(filepath.Join(j.dir, t.name), from, m.opts.readWindow(), st.finished())
 		if err != nil {
 			continue
 		}
@@ -421,6 +536,33 @@ func (m *Manager) report(j *job, st *status, newOnly bool) *JobResult {
 		*t.omitted = chunk.skipped
 	}
 	return res
+}
+
+// exitXFSZ is the exit status of a shell whose last command SIGXFSZ
+// killed (the signal is 25 on Linux, darwin and the BSDs).
+const exitXFSZ = 128 + 25
+
+// endNotes are the notes on how a job ended and what its logs lost: the
+// file-size limit when it failed under one (as Shell.Run says of a
+// foreground command), and output that could not be written to its logs
+// (a full disk).
+func endNotes(st *status) []string {
+	var notes []string
+	if lost := st.StdoutLost + st.StderrLost; lost > 0 {
+		why := st.LogError
+		if why == "" {
+			why = "a write error"
+		}
+		notes = append(notes, strconv.FormatInt(lost, 10)+" bytes of the job's output were lost: its log could not be written ("+why+
+			"). The exit code and the rest of the log are kept; free space in the workspace before retrying.")
+	}
+	if st.finished() && st.ExitCode != nil && *st.ExitCode != 0 && !st.Stopped && !st.TimedOut {
+		xfsz := st.Signal == "SIGXFSZ" || *st.ExitCode == exitXFSZ
+		if n := core.FileLimitNote(st.MaxFileBytes, xfsz); n != "" {
+			notes = append(notes, n)
+		}
+	}
+	return notes
 }
 
 // clean makes log bytes readable for the model.

@@ -51,6 +51,9 @@ type Options struct {
 	// combined log of a Shell job). Past it the oldest bytes are dropped
 	// first (the file keeps its length but its beginning becomes a hole)
 	// and counted in the status. Zero means 8 MiB; the minimum is 64 KiB.
+	// The Shell's MaxFileBytes (max_file_bytes), when smaller, bounds the
+	// logs instead (what stays on disk, to whole 4 KiB blocks), as it
+	// bounds every file the command writes.
 	MaxLogBytes int64
 
 	// MaxOutputChars caps the text a model reads from one result, counted
@@ -87,8 +90,20 @@ type Options struct {
 	// $XDG_STATE_HOME/shellcap, else ~/.local/state/shellcap, else (no
 	// usable home) shellcap-<uid> in the host's temporary directory. New
 	// fails when the directory lies inside the workspace. Managers of
-	// one workspace must share it to see each other's jobs.
+	// one workspace must share it to see each other's jobs. A job's
+	// supervisor also leaves there (job-<id>.status, signed) how the job
+	// ended when its job directory is gone (the workspace was deleted);
+	// Stop and Retention remove it.
 	KeyDir string
+
+	// StopOnClose makes [Manager.Close] stop every job this Manager
+	// started that still runs (SIGTERM to its process group, KillGrace,
+	// SIGKILL; all at once, so Close takes about KillGrace), keeping
+	// their logs and status until Retention removes them. False (the
+	// zero value) means jobs outlive the Manager and the process, and a
+	// later Manager on the workspace finds them. Jobs adopted from disk
+	// (started by another Manager) are never stopped by Close.
+	StopOnClose bool
 }
 
 // fill checks the options and fills in the zero fields: from the Shell's
@@ -120,6 +135,11 @@ func (o *Options) fill(st core.Settings) error {
 		o.MaxLogBytes = DefaultMaxLogBytes
 	case o.MaxLogBytes < minLogBytes:
 		return fmt.Errorf("jobs: option MaxLogBytes: must be at least %d (got %d)", minLogBytes, o.MaxLogBytes)
+	}
+	if st.MaxFileBytes > 0 && st.MaxFileBytes < o.MaxLogBytes {
+		// The logs are files the job writes: the file-size limit binds
+		// them too (the supervisor itself runs without the rlimit).
+		o.MaxLogBytes = st.MaxFileBytes
 	}
 	if o.MaxOutputChars == 0 {
 		o.MaxOutputChars = st.MaxOutputChars

@@ -216,6 +216,7 @@ func (m *Manager) runResult(req shellcap.Request, rep *JobResult, took time.Dura
 	if rep.SupervisorLost {
 		r.Notes = append(r.Notes, "The job's supervisor was lost; the exit code is unknown.")
 	}
+	r.Notes = append(r.Notes, rep.Notes...)
 	r.Sandbox = rep.Sandbox
 	if rep.QuarantineError != "" {
 		r.Notes = append(r.Notes, "sandbox: the workspace check after the command failed: "+rep.QuarantineError)

@@ -107,6 +107,10 @@ type JobResult struct {
 	// SupervisorLost reports that the job's supervisor died before the
 	// command ended, so its exit code is unknown.
 	SupervisorLost bool `json:"supervisor_lost,omitempty"`
+	// Notes are remarks for the model on how the job ended or what its
+	// logs lost (a file-size limit that ended it, log bytes a full disk
+	// swallowed), each rendered as a "[...]" line before the status.
+	Notes []string `json:"notes,omitempty"`
 	// Dir is the job's state directory.
 	Dir string `json:"dir,omitempty"`
 	// Sandbox is what the Confiner enforces for the job, with what the
@@ -134,7 +138,7 @@ func (r JobResult) MarshalJSON() ([]byte, error) {
 }
 
 // Text returns what the model reads. Check and Wait: the labelled output
-// or "(no output yet)", then "\n[status: running|finished]", then
+// or "(no output yet)", then a "[...]" line per note, then "\n[status: running|finished]", then
 // "\n[exit code: N]" when known. Stop: the output or "(no output)", then
 // "\n[stopped]", then "\n[exit code: N]" when known. The status lines come
 // last, so the character cap (which keeps the end) keeps them.
@@ -144,6 +148,9 @@ func (r *JobResult) Text() string {
 	}
 	var b strings.Builder
 	b.WriteString(r.sections())
+	for _, n := range r.Notes {
+		b.WriteString("\n[" + n + "]")
+	}
 	if r.TimedOut {
 		b.WriteString("\n[the job's timeout stopped it]")
 	}
@@ -283,10 +290,17 @@ type Event struct {
 	TimedOut bool `json:"timed_out,omitempty"`
 	// Finished is when the command ended.
 	Finished time.Time `json:"finished_at"`
+	// Tail is the end of the job's output, labelled as in a Check
+	// ("[stdout]\n…", "[stderr]\n…", or "[output]\n…" for a shell-tool
+	// job): at most 1,000 bytes of each log, from a line start, within
+	// the Manager's MaxOutputChars; empty when it printed nothing.
+	Tail string `json:"tail,omitempty"`
 }
 
 // Text returns a notice for the model, e.g.
 // "Background command 'make test' (ID: <id>) finished with exit code 0."
+// then, when the job printed anything, "\nThe end of its output:\n" and
+// Tail. The first line names the job as "(ID: <id>)".
 func (e Event) Text() string {
 	s := "Background command " + textfmt.PyRepr(e.Command) + " (ID: " + e.ID + ") finished"
 	switch {
@@ -295,5 +309,9 @@ func (e Event) Text() string {
 	default:
 		s += "; its exit code is unknown"
 	}
-	return s + "."
+	s += "."
+	if e.Tail != "" {
+		s += "\nThe end of its output:\n" + strings.TrimSuffix(e.Tail, "\n")
+	}
+	return s
 }

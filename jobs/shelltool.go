@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shellcap/shellcap/internal/core"
 	"github.com/shellcap/shellcap/internal/textfmt"
@@ -16,7 +17,7 @@ import (
 // Limits of the persistent shell tool (pydantic-ai-harness's `shell`).
 const (
 	shellTailBytes    = 16_000  // bytes of the combined log a result shows
-	shellEventBytes   = 16_000  // output events cover only the log's start
+	shellEventBytes   = 16_000  // bytes of output events one call sends at most
 	shellEventChunk   = 4096    // bytes per output event at most
 	shellLinesMaxSize = 1 << 20 // above this, Finished events carry no line count
 )
@@ -65,8 +66,9 @@ type ShellEvent struct {
 	ID      string `json:"id"`
 	Command string `json:"command,omitempty"` // Started
 	PID     int    `json:"pid,omitempty"`     // Started, Finished
-	// Text is a chunk of at most 4,096 bytes of output, from the log's
-	// first 16,000 bytes only (Output).
+	// Text is a chunk of at most 4,096 bytes of output, cut on UTF-8
+	// boundaries; the chunks of one call continue each other and cover
+	// at most 16,000 bytes (Output).
 	Text string `json:"text,omitempty"`
 	// OutputPath and StatusPath are the log and status files (Finished).
 	OutputPath string `json:"output_path,omitempty"`
@@ -120,12 +122,15 @@ func (r ShellResult) MarshalJSON() ([]byte, error) {
 
 // Text returns what the model reads: in Foreground mode the log's end
 // (prefixed "[... output truncated, N earlier bytes omitted]\n" when
-// bytes were left out), then the handles:
+// bytes were left out), then the raw status JSON, then the handles:
 //
+//	<raw status JSON>
 //	PID: <pid> (use `kill -- -<pgid>` to stop the whole process tree)
 //	Output: <dir>/output.log
 //	Status: <dir>/status.json
-//	<raw status JSON>
+//
+// The handles come last, so the character cap (which keeps the end)
+// never drops them.
 func (r *ShellResult) Text() string {
 	if r.Err != nil {
 		return capText(r.Err.Error(), r.maxChars)
@@ -140,8 +145,12 @@ func (r *ShellResult) Text() string {
 			b.WriteByte('\n')
 		}
 	}
-	fmt.Fprintf(&b, "PID: %d (use `kill -- -%d` to stop the whole process tree)\nOutput: %s\nStatus: %s\n%s",
-		r.PID, r.PGID, r.OutputPath, r.StatusPath, bytes.TrimSpace(r.Status))
+	if st := bytes.TrimSpace(r.Status); len(st) > 0 {
+		b.Write(st)
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "PID: %d (use `kill -- -%d` to stop the whole process tree)\nOutput: %s\nStatus: %s",
+		r.PID, r.PGID, r.OutputPath, r.StatusPath)
 	return capText(b.String(), r.maxChars)
 }
 
@@ -236,31 +245,18 @@ func (m *Manager) Shell(ctx context.Context, req ShellRequest) (*ShellResult, er
 }
 
 // follow waits until j finishes, timeout passes or ctx ends, passing the
-// log's first shellEventBytes to onOutput in chunks as they arrive.
+// log's output to onOutput as it arrives (see eventDrain).
 func (m *Manager) follow(ctx context.Context, j *job, timeout time.Duration, onOutput func(string)) (*status, error) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	path := filepath.Join(j.dir, outputName)
-	var sent int64
+	d := &eventDrain{path: filepath.Join(j.dir, outputName), budget: shellEventBytes, emit: onOutput}
+	defer d.flush()
 	poll := 5 * time.Millisecond
-	forward := func() {
-		if sent >= shellEventBytes {
-			return
-		}
-		chunk, err := readLog(path, sent, shellEventBytes)
-		if err != nil || chunk.start != sent {
-			return
-		}
-		data := chunk.data[:min(int64(len(chunk.data)), shellEventBytes-sent)]
-		for len(data) > 0 {
-			n := min(len(data), shellEventChunk)
-			onOutput(textfmt.ValidUTF8(string(data[:n])))
-			data, sent = data[n:], sent+int64(n)
-		}
-	}
 	for {
 		st, _, err := m.refresh(j)
-		forward()
+		if st != nil {
+			d.pull(st.StdoutDropped)
+		}
 		if err != nil || st.finished() {
 			return st, err
 		}
@@ -268,6 +264,9 @@ func (m *Manager) follow(ctx context.Context, j *job, timeout time.Duration, onO
 		case <-ctx.Done():
 			return st, ctx.Err()
 		case <-timer.C:
+			if st, _, err := m.refresh(j); err == nil {
+				d.pull(st.StdoutDropped)
+			}
 			return st, nil
 		case <-j.done:
 		case <-time.After(poll):
@@ -276,10 +275,82 @@ func (m *Manager) follow(ctx context.Context, j *job, timeout time.Duration, onO
 	}
 }
 
+// eventDrain turns a growing log into output events: each pull sends what
+// arrived since the first byte not yet sent, until budget bytes were sent
+// in the call, in chunks of at most shellEventChunk bytes cut on UTF-8
+// boundaries. A character split across reads is carried over (incremental
+// decoding); flush shows a character still incomplete when the call ends
+// as U+FFFD.
+type eventDrain struct {
+	path    string
+	sent    int64 // log offset of the first byte not yet sent
+	budget  int64 // bytes this call may still send
+	pending []byte
+	emit    func(string)
+}
+
+func (d *eventDrain) pull(dropped int64) {
+	if d.budget <= 0 {
+		return
+	}
+	if d.sent < dropped {
+		// The log dropped its oldest bytes (MaxLogBytes): they are gone.
+		d.sent = dropped
+	}
+	data, err := readLogRange(d.path, d.sent, d.budget)
+	if err != nil || len(data) == 0 {
+		return
+	}
+	d.sent += int64(len(data))
+	d.budget -= int64(len(data))
+	buf := append(d.pending, data...)
+	d.pending = nil
+	for len(buf) > 0 {
+		n := len(buf)
+		if n > shellEventChunk {
+			n = shellEventChunk
+			if cut := runeCut(buf[:n]); cut > 0 {
+				n = cut
+			}
+		} else if cut := runeCut(buf); cut < n {
+			// An incomplete character at the end: wait for the rest.
+			d.pending = append([]byte(nil), buf[cut:]...)
+			n = cut
+		}
+		if n == 0 {
+			break
+		}
+		d.emit(textfmt.ValidUTF8(string(buf[:n])))
+		buf = buf[n:]
+	}
+}
+
+// flush sends an incomplete character left at the end as U+FFFD.
+func (d *eventDrain) flush() {
+	if len(d.pending) > 0 {
+		d.emit(textfmt.ValidUTF8(string(d.pending)))
+		d.pending = nil
+	}
+}
+
+// runeCut returns the length of the longest prefix of p that does not end
+// inside a UTF-8 character (invalid bytes count as whole characters).
+func runeCut(p []byte) int {
+	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			if utf8.FullRune(p[i:]) {
+				return len(p)
+			}
+			return i
+		}
+	}
+	return len(p)
+}
+
 // shellTail fills res.Output with the last shellTailBytes of the log,
 // starting at a line boundary, and returns the log's size.
 func (m *Manager) shellTail(res *ShellResult) int64 {
-	chunk, err := readLog(res.OutputPath, 0, shellTailBytes)
+	chunk, err := readLogEnd(res.OutputPath, 0, shellTailBytes, res.Finished)
 	if err != nil {
 		return 0
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/shellcap/shellcap/jobs"
 )
 
-var handlesRE = regexp.MustCompile("PID: (\\d+) \\(use `kill -- -(\\d+)` to stop the whole process tree\\)\nOutput: (\\S+/output\\.log)\nStatus: (\\S+/status\\.json)\n(\\{.*\\})$")
+var handlesRE = regexp.MustCompile("(\\{.*\\})\nPID: (\\d+) \\(use `kill -- -(\\d+)` to stop the whole process tree\\)\nOutput: (\\S+/output\\.log)\nStatus: (\\S+/status\\.json)$")
 
 func TestShellForeground(t *testing.T) {
 	m := newManager(t, jobs.Options{})
@@ -29,19 +29,19 @@ func TestShellForeground(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := res.Text()
-	if !strings.HasPrefix(text, "hello\noops\nPID: ") && !strings.HasPrefix(text, "oops\nhello\nPID: ") {
+	if !strings.HasPrefix(text, "hello\noops\n{") && !strings.HasPrefix(text, "oops\nhello\n{") {
 		t.Fatalf("text = %q", text)
 	}
 	sub := handlesRE.FindStringSubmatch(text)
 	if sub == nil {
 		t.Fatalf("no handles in %q", text)
 	}
-	if sub[1] != fmt.Sprint(res.PID) || sub[2] != fmt.Sprint(res.PGID) || sub[3] != res.OutputPath || sub[4] != res.StatusPath {
+	if sub[2] != fmt.Sprint(res.PID) || sub[3] != fmt.Sprint(res.PGID) || sub[4] != res.OutputPath || sub[5] != res.StatusPath {
 		t.Fatalf("handles %q do not match %+v", sub, res)
 	}
 	var st map[string]any
-	if err := json.Unmarshal([]byte(sub[5]), &st); err != nil || st["exit_code"] != 2.0 || st["state"] != "finished" {
-		t.Fatalf("raw status %s: %v", sub[5], err)
+	if err := json.Unmarshal([]byte(sub[1]), &st); err != nil || st["exit_code"] != 2.0 || st["state"] != "finished" {
+		t.Fatalf("raw status %s: %v", sub[1], err)
 	}
 	if !res.Finished || res.ExitCode == nil || *res.ExitCode != 2 {
 		t.Fatalf("result %+v", res)
@@ -84,7 +84,7 @@ func TestShellTruncatesAtALineBoundary(t *testing.T) {
 	}
 	// The shown part starts with a whole number, one more than the last
 	// omitted one, and ends with the last.
-	if !strings.HasPrefix(rest, fmt.Sprint(lineAt(res.OmittedBytes))+"\n") || !strings.Contains(rest, "19999\n20000\nPID: ") {
+	if !strings.HasPrefix(rest, fmt.Sprint(lineAt(res.OmittedBytes))+"\n") || !strings.Contains(rest, "19999\n20000\n{") {
 		t.Fatalf("shown part starts %q", rest[:20])
 	}
 	if _, err := m.Stop(ctxFor(t), jobs.StopRequest{ID: res.ID}); err != nil {
@@ -108,7 +108,7 @@ func TestShellBackgroundAndForegroundTimeout(t *testing.T) {
 	m := newManager(t, jobs.Options{})
 	ctx := ctxFor(t)
 	bg, err := m.Shell(ctx, jobs.ShellRequest{Command: "sleep 300", Mode: jobs.Background})
-	if err != nil || bg.Finished || !strings.HasPrefix(bg.Text(), "PID: ") {
+	if err != nil || bg.Finished || !strings.HasPrefix(bg.Text(), "{") {
 		t.Fatalf("background = %q, %v", bg.Text(), err)
 	}
 	fg, err := m.Shell(ctx, jobs.ShellRequest{Command: "echo waiting; sleep 300", Timeout: 200 * time.Millisecond})

@@ -1,12 +1,15 @@
 package jobs
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/safefs"
 )
 
 // Files in a job directory.
@@ -29,7 +32,10 @@ const (
 // status is the job's status file. The supervisor writes it when the
 // command has started, when a log drops bytes and when the command has
 // exited; the host writes it only for a job whose supervisor is gone.
-// Every write replaces the file atomically (temporary file, then rename).
+// Every write replaces the file atomically (temporary file, then rename),
+// padded with spaces to reserve room: when the disk is full (the job's
+// own output may have filled it) the write goes instead into the reserved
+// room of the existing file, so the final state and exit code survive.
 type status struct {
 	Version  int    `json:"version"`
 	ID       string `json:"id"`
@@ -67,7 +73,10 @@ type status struct {
 	// SupervisorLost reports a job whose supervisor died before the
 	// command ended; its exit code is unknown.
 	SupervisorLost bool `json:"supervisor_lost,omitempty"`
-	StdinClosed    bool `json:"stdin_closed,omitempty"`
+	// MaxFileBytes is the file-size limit the command ran under (the
+	// Shell's max_file_bytes); 0 means none.
+	MaxFileBytes int64 `json:"max_file_bytes,omitempty"`
+	StdinClosed  bool  `json:"stdin_closed,omitempty"`
 
 	// Sandbox is what the Confiner enforces for a confined job (profile,
 	// network, layers, downgrades, and what the check after the job
@@ -83,6 +92,11 @@ type status struct {
 	StderrBytes   int64 `json:"stderr_bytes,omitempty"`
 	StdoutDropped int64 `json:"stdout_dropped_bytes,omitempty"`
 	StderrDropped int64 `json:"stderr_dropped_bytes,omitempty"`
+	// Bytes of output that never reached each log because writing it
+	// failed (a full disk), and why, as the system said it.
+	StdoutLost int64  `json:"stdout_lost_bytes,omitempty"`
+	StderrLost int64  `json:"stderr_lost_bytes,omitempty"`
+	LogError   string `json:"log_error,omitempty"`
 }
 
 const statusVersion = 1
@@ -98,13 +112,22 @@ func readStatus(key recordKey, dir string) (st *status, raw []byte, err error) {
 		return nil, nil, err
 	}
 	defer d.Close()
-	data, err := d.ReadFile(statusName, maxStatusBytes)
-	if err != nil {
-		return nil, nil, err
-	}
-	body, err := key.verify(dir, data)
-	if err != nil {
-		return nil, nil, err
+	var body []byte
+	for try := 0; ; try++ {
+		data, err := d.ReadFile(statusName, maxStatusBytes)
+		if err == nil {
+			body, err = key.verify(dir, bytes.TrimRight(data, " "))
+			if err == nil {
+				break
+			}
+		}
+		if try == statusReadTries-1 || errors.Is(err, os.ErrNotExist) {
+			return nil, nil, err
+		}
+		// A file being replaced (opened just as the rename unlinked it:
+		// no link left) or rewritten in place (a full disk) may have
+		// been caught midway: look again.
+		time.Sleep(time.Millisecond)
 	}
 	st = &status{}
 	if err := json.Unmarshal(body, st); err != nil {
@@ -116,7 +139,18 @@ func readStatus(key recordKey, dir string) (st *status, raw []byte, err error) {
 	return st, append(body, '\n'), nil
 }
 
-// writeStatus replaces dir's status file atomically, signed with key.
+// statusReadTries is how often readStatus reads a status file whose MAC
+// does not match before it gives up.
+const statusReadTries = 3
+
+// statusReserve is the room, beyond its content rounded up to whole 4 KiB
+// blocks, that every status file reserves (as trailing spaces) for later
+// states when the disk is full.
+const statusReserve = 16 << 10
+
+// writeStatus replaces dir's status file atomically, signed with key. When
+// that fails (a full disk), it rewrites the existing file in place within
+// the room reserved by its padding.
 func writeStatus(key recordKey, dir string, st *status) error {
 	data, err := json.Marshal(st)
 	if err != nil {
@@ -127,7 +161,45 @@ func writeStatus(key recordKey, dir string, st *status) error {
 		return err
 	}
 	defer d.Close()
-	return d.WriteFileAtomic(statusName, key.sign(dir, data), 0o600)
+	signed := key.sign(dir, data)
+	size := (len(signed)+4095)/4096*4096 + statusReserve
+	err = d.WriteFileAtomic(statusName, padSpaces(signed, size), 0o600)
+	if err == nil {
+		return nil
+	}
+	if ierr := rewriteInPlace(d, statusName, signed); ierr != nil {
+		return err
+	}
+	return nil
+}
+
+// rewriteInPlace overwrites the file name with data padded with spaces to
+// the file's length, allocating nothing; it fails when data does not fit.
+func rewriteInPlace(d *safefs.Dir, name string, data []byte) error {
+	f, err := d.OpenFile(name, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if int64(len(data)) > fi.Size() {
+		return errors.New("jobs: the status does not fit in its reserved room")
+	}
+	_, err = f.WriteAt(padSpaces(data, int(fi.Size())), 0)
+	return err
+}
+
+// padSpaces returns data followed by spaces up to size bytes.
+func padSpaces(data []byte, size int) []byte {
+	out := make([]byte, max(size, len(data)))
+	n := copy(out, data)
+	for i := n; i < len(out); i++ {
+		out[i] = ' '
+	}
+	return out
 }
 
 // saveSeen records the log offsets already shown, so that new_only

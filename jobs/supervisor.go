@@ -58,8 +58,11 @@ type spec struct {
 	ID  string `json:"id"`
 	Dir string `json:"dir"` // the job directory
 	// Key signs the status files (see recordKey).
-	Key     recordKey `json:"key"`
-	Command string    `json:"command"`
+	Key recordKey `json:"key"`
+	// KeyDir is the key's directory, outside the workspace: where the
+	// final status goes when the job directory is gone.
+	KeyDir  string `json:"key_dir,omitempty"`
+	Command string `json:"command"`
 	// The process to start, as the Confiner left it (or as the Shell
 	// prepared it, unconfined).
 	Path    string    `json:"path"`
@@ -78,8 +81,11 @@ type spec struct {
 	Combined    bool           `json:"combined"`
 	Stdin       bool           `json:"stdin"`
 	MaxLogBytes int64          `json:"max_log_bytes"`
-	GraceMS     int64          `json:"grace_ms"`
-	TimeoutMS   int64          `json:"timeout_ms"`
+	// MaxFileBytes is the Shell's file-size limit on the command (0:
+	// none), recorded in the status for the notes on how it ended.
+	MaxFileBytes int64 `json:"max_file_bytes,omitempty"`
+	GraceMS      int64 `json:"grace_ms"`
+	TimeoutMS    int64 `json:"timeout_ms"`
 }
 
 // reply is the supervisor's answer once the command started (or failed to).
@@ -196,6 +202,7 @@ func (s *supervisor) run(replyFile *os.File) error {
 		TimeoutMS:            s.sp.TimeoutMS,
 		KillGraceMS:          s.sp.GraceMS,
 		Sandbox:              s.sp.Sandbox,
+		MaxFileBytes:         s.sp.MaxFileBytes,
 	}
 	if err := writeStatus(s.sp.Key, s.sp.Dir, s.st); err != nil {
 		// Without a status file nobody can find the job: undo.
@@ -331,7 +338,7 @@ func (s *supervisor) prepare() (*exec.Cmd, [2]*os.File, stdinPipe, error) {
 		if err != nil {
 			return cmd, pipes, in, err
 		}
-		s.logs[i] = &boundedLog{f: f, max: s.sp.MaxLogBytes, onDrop: s.dropped(i)}
+		s.logs[i] = &boundedLog{f: f, max: s.sp.MaxLogBytes, onDrop: s.dropped(i), onLoss: s.lost(i)}
 		r, w, err := os.Pipe()
 		if err != nil {
 			return cmd, pipes, in, err
@@ -382,6 +389,45 @@ func (s *supervisor) dropped(i int) func(written, dropped int64) {
 		}
 		_ = writeStatus(s.sp.Key, s.sp.Dir, s.st)
 	}
+}
+
+// lossWriteInterval is how often at most the supervisor records in the
+// status a log's growing count of lost bytes (the final count is always
+// recorded).
+const lossWriteInterval = time.Second
+
+// lost returns the callback log i calls when a write to it failed.
+func (s *supervisor) lost(i int) func(lost int64, err error) {
+	var last time.Time
+	return func(lost int64, err error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.st == nil || s.final {
+			return
+		}
+		if i == 0 {
+			s.st.StdoutLost = lost
+		} else {
+			s.st.StderrLost = lost
+		}
+		if s.st.LogError == "" {
+			s.st.LogError = logError(err)
+		}
+		if time.Since(last) >= lossWriteInterval {
+			last = time.Now()
+			_ = writeStatus(s.sp.Key, s.sp.Dir, s.st)
+		}
+	}
+}
+
+// logError is why a log write failed, as the system says it ("no space
+// left on device"), without the path.
+func logError(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // feedStdin copies frames from the FIFO into the command's stdin until an
@@ -438,10 +484,15 @@ func (s *supervisor) closeLogs() {
 
 // finish records how the command ended.
 func (s *supervisor) finish(state *os.ProcessState, stopped, timedOut bool) error {
-	var counts [2][2]int64 // written, dropped per log; read before s.mu (lock order)
+	var counts [2][3]int64 // written, dropped, lost per log; read before s.mu (lock order)
+	var lostErr error
 	for i, l := range s.logs {
 		if l != nil {
-			counts[i][0], counts[i][1] = l.counts()
+			var err error
+			counts[i][0], counts[i][1], counts[i][2], err = l.counts()
+			if lostErr == nil {
+				lostErr = err
+			}
 		}
 	}
 	s.mu.Lock()
@@ -456,8 +507,20 @@ func (s *supervisor) finish(state *os.ProcessState, stopped, timedOut bool) erro
 	s.st.TimedOut = timedOut
 	s.st.StdoutBytes, s.st.StdoutDropped = counts[0][0], counts[0][1]
 	s.st.StderrBytes, s.st.StderrDropped = counts[1][0], counts[1][1]
+	s.st.StdoutLost, s.st.StderrLost = counts[0][2], counts[1][2]
+	if lostErr != nil && s.st.LogError == "" {
+		s.st.LogError = logError(lostErr)
+	}
 	s.final = true
-	return writeStatus(s.sp.Key, s.sp.Dir, s.st)
+	err := writeStatus(s.sp.Key, s.sp.Dir, s.st)
+	if err != nil {
+		// The job directory is gone (the workspace was deleted): leave
+		// the outcome where the Manager looks for it then.
+		if oerr := writeOrphanStatus(s.sp.Key, s.sp.KeyDir, s.sp.Dir, s.st); oerr == nil {
+			return nil
+		}
+	}
+	return err
 }
 
 func closeFiles(files ...any) {

@@ -17,7 +17,7 @@ type texter interface{ Text() string }
 // textResult renders a result: its text (then any job-finished notices of
 // the session) and the result itself as structured content.
 func (s *Server) textResult(sc *scope, r texter) *mcp.CallToolResult {
-	return toolResult(s.content(sc, r.Text()), r, r)
+	return toolResult(s.content(sc, r.Text(), reported(r)...), r, r)
 }
 
 func (s *Server) registerJobTool(srv *mcp.Server, name string) {

@@ -67,21 +67,59 @@ func (s *Server) live(sc *scope) bool {
 
 // content returns the tool result's content: text, exactly as the result
 // renders it, then, in a block of its own, any queued notices of the
-// session's finished background commands (which it clears).
-func (s *Server) content(sc *scope, text string) []mcp.Content {
+// session's finished background commands (which it clears). A notice
+// about a job in reported (one the result itself reports finished) is
+// dropped: the result already says it. Each notice is its first line in
+// brackets, then the end of the job's output.
+func (s *Server) content(sc *scope, text string, reported ...string) []mcp.Content {
 	out := []mcp.Content{&mcp.TextContent{Text: text}}
 	s.mu.Lock()
 	notices := sc.notices
 	sc.notices = nil
 	s.mu.Unlock()
-	if len(notices) > 0 {
-		lines := make([]string, len(notices))
-		for i, n := range notices {
-			lines[i] = "[" + strings.TrimSuffix(strings.TrimPrefix(n, "["), "]") + "]"
+	var blocks []string
+	for _, n := range notices {
+		first, rest, _ := strings.Cut(n, "\n")
+		if aboutAny(first, reported) {
+			continue
 		}
-		out = append(out, &mcp.TextContent{Text: strings.Join(lines, "\n")})
+		block := "[" + strings.TrimSuffix(strings.TrimPrefix(first, "["), "]") + "]"
+		if rest != "" {
+			block += "\n" + rest
+		}
+		blocks = append(blocks, block)
+	}
+	if len(blocks) > 0 {
+		out = append(out, &mcp.TextContent{Text: strings.Join(blocks, "\n")})
 	}
 	return out
+}
+
+// aboutAny reports whether a notice's first line names one of the jobs.
+func aboutAny(first string, ids []string) bool {
+	for _, id := range ids {
+		if id != "" && strings.Contains(first, "(ID: "+id+")") {
+			return true
+		}
+	}
+	return false
+}
+
+// reported returns the ID of the job a tool result reports finished (a
+// check, wait or stop of it, or a shell tool call during which it ended),
+// for content to drop that job's notice; nil for any other result.
+func reported(r any) []string {
+	switch r := r.(type) {
+	case *jobs.JobResult:
+		if r.Err == nil && r.Status == jobs.StatusFinished {
+			return []string{r.ID}
+		}
+	case *jobs.ShellResult:
+		if r.Err == nil && r.Finished {
+			return []string{r.ID}
+		}
+	}
+	return nil
 }
 
 // idle is how long a shell of a sessionless client is kept unused.
