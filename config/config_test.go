@@ -85,6 +85,7 @@ var keyCases = []keyCase{
 	{"jobs.max_output_chars", "3000", "3000", 3000},
 	{"jobs.keep_ansi", "true", "true", true},
 	{"jobs.key_dir", "/var/lib/shellcap", "/var/lib/shellcap", "/var/lib/shellcap"},
+	{"jobs.stop_on_close", "true", "true", true},
 	{"container.image", "docker.io/library/alpine:3", "docker.io/library/alpine:3", "docker.io/library/alpine:3"},
 	{"container.rootfs", "/srv/rootfs", "/srv/rootfs", "/srv/rootfs"},
 	{"container.runtime", "docker", "docker", "docker"},

@@ -68,8 +68,8 @@
 // layers (the value they set, else the default); a key not listed is
 // refused:
 //
-//   - read_only, disable_output_files, policy.approval, die_with_process:
-//     true only.
+//   - read_only, disable_output_files, policy.approval, die_with_process,
+//     jobs.stop_on_close: true only.
 //   - keep_ansi, acknowledge_unsafe, sandbox_read_everything,
 //     policy.allow_interactive, session.keep_ansi, jobs.keep_ansi,
 //     container.writable_workspace: false only.

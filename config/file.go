@@ -158,6 +158,8 @@ type Jobs struct {
 	KeepANSI *bool `yaml:"keep_ansi"`
 	// KeyDir is jobs.Options.KeyDir.
 	KeyDir *string `yaml:"key_dir"`
+	// StopOnClose is jobs.Options.StopOnClose.
+	StopOnClose *bool `yaml:"stop_on_close"`
 }
 
 // Container is the part of container.Options a file can hold. The

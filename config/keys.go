@@ -131,6 +131,7 @@ var keyDocs = map[string]keyDoc{
 	"jobs.max_log_bytes":    {flag: "job-max-log-bytes", field: "jobs.Options.MaxLogBytes", def: "8MiB", usage: "bound on each log file of a job (at least 64KiB); the oldest bytes go first"},
 	"jobs.max_output_chars": {flag: "job-max-output-chars", field: "jobs.Options.MaxOutputChars", def: "max_output_chars", usage: "cap on the text the model reads from one job result"},
 	"jobs.keep_ansi":        {flag: "job-keep-ansi", field: "jobs.Options.KeepANSI", def: "keep_ansi", usage: "keep ANSI escape sequences in job output"},
+	"jobs.stop_on_close":    {flag: "job-stop-on-close", scope: Servers, field: "jobs.Options.StopOnClose", def: "false", usage: "stop the background jobs a server started when it shuts down, instead of leaving them running"},
 	"jobs.key_dir":          {flag: "job-key-dir", field: "jobs.Options.KeyDir", def: "$XDG_STATE_HOME/shellcap, else ~/.local/state/shellcap", usage: "directory, outside the workspace, of the key that signs job status files"},
 
 	"container.image":              {flag: "image", field: "container.Options.Image", usage: "image the container executor runs (or --rootfs)"},

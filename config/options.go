@@ -79,6 +79,7 @@ func (f *File) JobOptions() jobs.Options {
 		MaxOutputChars: deref(j.MaxOutputChars),
 		KeepANSI:       deref(j.KeepANSI),
 		KeyDir:         deref(j.KeyDir),
+		StopOnClose:    deref(j.StopOnClose),
 	}
 }
 

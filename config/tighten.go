@@ -140,6 +140,7 @@ var tightenRules = map[string]tightenRule{
 	"jobs.max_log_bytes":           lowerCap(jobs.DefaultMaxLogBytes),
 	"jobs.max_output_chars":        lowerCapOr("max_output_chars", shellcap.DefaultMaxOutputChars),
 	"jobs.keep_ansi":               onlyBool(false, false),
+	"jobs.stop_on_close":           onlyBool(true, false),
 	"jobs.key_dir":                 refuse("a workspace file cannot choose where the job signing key is kept"),
 	"container.image":              refuse("a workspace file cannot choose the image commands run in"),
 	"container.rootfs":             refuse("a workspace file cannot choose the root filesystem commands run in"),

@@ -34,7 +34,9 @@ func (j *jobFlags) manager(cmd *cobra.Command) (*jobs.Manager, *shellcap.Shell, 
 		sh.Close()
 		return nil, nil, errContainerOnly("shellcap start")
 	}
-	m, err := jobs.New(sh, jobOptions(sh, eff))
+	jo := jobOptions(sh, eff)
+	jo.StopOnClose = false // a job started here outlives the command that started it, by design
+	m, err := jobs.New(sh, jo)
 	if err != nil {
 		sh.Close()
 		return nil, nil, j.options.keyed("jobs.Options", err)
