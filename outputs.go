@@ -137,7 +137,7 @@ func (s *Shell) keepOutputs(res *Result, stdout, stderr *streamCapture) {
 		kept = append(kept, what+": "+c.path)
 	}
 	if len(kept) > 0 {
-		res.Notes = append(res.Notes, "Output truncated; "+strings.Join(kept, "; ")+" (grep it or read parts with sed -n 'A,Bp')")
+		res.Notes = append(res.Notes, keptNotePrefix+strings.Join(kept, "; ")+keptNoteHint)
 	}
 	if len(lost) > 0 {
 		res.Notes = append(res.Notes, "Output truncated, and the complete output could not be kept: "+strings.Join(lost, "; ")+". Redirect it to a file yourself, e.g. cmd > out.txt 2>&1, then read parts of it.")
