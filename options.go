@@ -44,12 +44,14 @@ type Options struct {
 	// are refused with a message for the model. Zero means 10 minutes.
 	MaxTimeout time.Duration
 
-	// KillGrace is how long a timed-out or cancelled command has between
-	// SIGTERM and SIGKILL. Zero means 2 s.
+	// KillGrace is how long a timed-out or cancelled command, or one over
+	// MaxOutputBytes, has between SIGTERM and SIGKILL. Zero means 2 s.
 	KillGrace time.Duration
 
 	// MaxOutputBytes is a hard cap on the bytes read from stdout and stderr
-	// together; a command that prints more is killed and the result says so.
+	// together; a command that prints more is stopped like a timed-out one
+	// (SIGTERM to its process group, KillGrace, SIGKILL) and the result
+	// says so.
 	// Zero means 64 MiB; a negative value means no cap.
 	MaxOutputBytes int64
 

@@ -130,11 +130,25 @@ func TestOutputFilesCanBeDisabled(t *testing.T) {
 func TestMaxOutputBytesKills(t *testing.T) {
 	sh := newShell(t, shellcap.Options{MaxOutputBytes: 1 << 20})
 	res := run(t, sh, shellcap.Request{Command: "yes"})
-	if !res.OutputLimitExceeded || res.StdoutBytes != 1<<20 || res.ExitCode != 137 {
+	if !res.OutputLimitExceeded || res.StdoutBytes != 1<<20 || res.ExitCode != 143 {
 		t.Fatalf("limit %v bytes %d exit %d", res.OutputLimitExceeded, res.StdoutBytes, res.ExitCode)
 	}
 	if !strings.Contains(res.Text(), "Output exceeded 1 MiB; the command was stopped.") {
 		t.Fatalf("no note: %q", res.Text()[len(res.Text())-300:])
+	}
+}
+
+// TestMaxOutputBytesStopsInTwoPhases: the output cap stops the group like
+// a timeout does, SIGTERM first, so a TERM trap runs and its exit status
+// is the command's.
+func TestMaxOutputBytesStopsInTwoPhases(t *testing.T) {
+	sh := newShell(t, shellcap.Options{MaxOutputBytes: 10000, KillGrace: time.Minute})
+	res := run(t, sh, shellcap.Request{Command: "trap 'echo term > trapped; exit 3' TERM; head -c 20000 /dev/zero; while :; do sleep 0.05; done"})
+	if !res.OutputLimitExceeded || res.ExitCode != 3 || res.Signal != "" {
+		t.Fatalf("limit %v exit %d signal %q", res.OutputLimitExceeded, res.ExitCode, res.Signal)
+	}
+	if data, err := os.ReadFile(sh.Workspace() + "/trapped"); err != nil || string(data) != "term\n" {
+		t.Fatalf("the TERM trap did not run: %q %v", data, err)
 	}
 }
 

@@ -33,7 +33,8 @@ type Result struct {
 	// Canceled reports that the caller's context ended and the command was stopped.
 	Canceled bool `json:"canceled,omitempty"`
 	// OutputLimitExceeded reports that the command printed more than
-	// Options.MaxOutputBytes and was killed.
+	// Options.MaxOutputBytes and was stopped (SIGTERM, then SIGKILL after
+	// Options.KillGrace).
 	OutputLimitExceeded bool `json:"output_limit_exceeded,omitempty"`
 	// Truncated reports that some output is not in Stdout/Stderr or Text.
 	Truncated bool `json:"truncated"`
