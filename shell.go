@@ -367,7 +367,7 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 	}
 	res.Sandbox = out.enforcement
 	s.afterSandboxed(res)
-	s.fill(res, out, stdout, stderr)
+	s.fill(res, out, stdout, stderr, req.StopBackground)
 	if record != nil {
 		s.updateCwd(res, record.read())
 	}
@@ -467,7 +467,9 @@ func (s *Shell) rootExists() bool {
 }
 
 // fill turns the outcome into the result's fields and notes.
-func (s *Shell) fill(res *Result, out *outcome, stdout, stderr *streamCapture) {
+// With stopBackground (Request.StopBackground), processes left in the
+// background are stopped now instead of at Close.
+func (s *Shell) fill(res *Result, out *outcome, stdout, stderr *streamCapture, stopBackground bool) {
 	res.TimedOut = out.timedOut
 	res.Canceled = out.canceled
 	res.OutputLimitExceeded = out.limitHit
@@ -480,7 +482,10 @@ func (s *Shell) fill(res *Result, out *outcome, stdout, stderr *streamCapture) {
 	if out.limitHit {
 		res.Notes = append(res.Notes, core.OutputLimitNote(s.opts.MaxOutputBytes, core.StoppedCommand))
 	}
-	if len(out.leftover) > 0 {
+	if len(out.leftover) > 0 && stopBackground {
+		stopLeftovers([]leftGroup{{out.pgid, out.leftover, out.release}}, s.opts.KillGrace)
+		res.Notes = append(res.Notes, stoppedNote(out.leftover))
+	} else if len(out.leftover) > 0 {
 		res.LeftRunning = make([]int, len(out.leftover))
 		for i, p := range out.leftover {
 			res.LeftRunning[i] = p.PID
