@@ -40,4 +40,3 @@ func TestStopBackground(t *testing.T) {
 		t.Fatalf("Run took %v, the whole grace", res.Duration)
 	}
 }
-

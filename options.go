@@ -111,7 +111,12 @@ type Options struct {
 
 	// PersistCwd makes `cd` stick across calls: after a command exits 0 in
 	// a directory inside the workspace, the next command starts there.
-	// Zero (false) starts every command in the workspace root.
+	// When the remembered directory was removed (or replaced by something
+	// that is not a directory), the next call is refused with a message
+	// naming it (Result.Err matches ErrWorkdirGone), so that a command
+	// aimed at it never runs elsewhere; the call after starts in the
+	// workspace root. Zero (false) starts every command in the workspace
+	// root.
 	PersistCwd bool
 
 	// Policy decides which commands may run, analysing the command with a

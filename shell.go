@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -299,7 +300,7 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := s.workdir(req.Dir, res)
+	dir, err := s.workdir(req.Dir)
 	if err != nil {
 		var re *RequestError
 		if errors.As(err, &re) {
@@ -357,6 +358,10 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		serr := startError(err, dir)
 		var re *RequestError
 		if errors.As(serr, &re) {
+			if record != nil && s.forgetCwd(dir) {
+				// It vanished between the check and the start.
+				re = workdirGone(dir, s.root, errors.Is(err, syscall.ENOTDIR))
+			}
 			res.Err = re
 			return res, nil
 		}
@@ -372,6 +377,18 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		s.updateCwd(res, record.read())
 	}
 	return res, nil
+}
+
+// forgetCwd forgets the remembered directory (PersistCwd) when it is dir,
+// reporting whether it was.
+func (s *Shell) forgetCwd(dir string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cwd == "" || s.cwd != dir {
+		return false
+	}
+	s.cwd = ""
+	return true
 }
 
 // checkOpen returns ErrClosed once Close was called.
