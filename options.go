@@ -79,7 +79,9 @@ type Options struct {
 
 	// MaxFileBytes limits the size of each file a command writes
 	// (RLIMIT_FSIZE), rounded up to the shell's ulimit unit (1 KiB for
-	// bash, 512 bytes for dash). Zero means no limit.
+	// bash, 512 bytes for dash). A process that writes beyond it is killed
+	// (SIGXFSZ); the result says so, also when the script went on. Zero
+	// means no limit.
 	MaxFileBytes int64
 
 	// MemoryLimit limits each process's address space in bytes (RLIMIT_AS),
@@ -87,7 +89,9 @@ type Options struct {
 	MemoryLimit int64
 
 	// CPUTime limits each process's CPU time (RLIMIT_CPU), rounded up to a
-	// whole second. Zero means no limit.
+	// whole second: the process then gets SIGXCPU, and SIGKILL a second
+	// later if it ignores that. Results blame the limit only for what it
+	// ended. Zero means no limit.
 	CPUTime time.Duration
 
 	// MaxProcesses limits the processes of the command's user (RLIMIT_NPROC).

@@ -510,8 +510,8 @@ func (s *Shell) fill(res *Result, out *outcome, stdout, stderr *streamCapture, s
 		res.Notes = append(res.Notes, leftoverNote(out.pgid, out.leftover))
 		s.rememberLeftover(out.pgid, out.leftover, out.release)
 	}
-	if res.ExitCode != 0 && !res.TimedOut {
-		res.Notes = append(res.Notes, s.limitNotes(res)...)
+	if !res.TimedOut {
+		res.Notes = append(res.Notes, s.limitNotes(res, out)...)
 	}
 	s.keepOutputs(res, stdout, stderr)
 }
