@@ -17,6 +17,16 @@ const (
 	DefaultOutputRetention = 24 * time.Hour
 )
 
+// Budget is how much of one output stream a result keeps: Head characters
+// (Unicode code points) of its beginning and Tail of its end. Both must be
+// zero or more; the zero Budget means the default.
+type Budget struct {
+	Head, Tail int
+}
+
+// IsZero reports whether b is the zero Budget (the default).
+func (b Budget) IsZero() bool { return b == Budget{} }
+
 // Options configures a [Shell]. The zero value is the safe default: the
 // current directory as workspace, a scrubbed environment, a 30 s timeout,
 // output capped for the model, no persistent working directory. Every field
@@ -63,6 +73,17 @@ type Options struct {
 	// end instead of only its end. Zero (false) keeps the end, where errors,
 	// exit codes and notes are.
 	HeadAndTail bool
+
+	// StdoutBudget and StderrBudget bound what Result.Stdout and
+	// Result.Stderr keep of each stream, in characters of its beginning
+	// and of its end; the middle of a longer stream is replaced by a line
+	// "[... N bytes omitted ...]" (and kept in a file, see
+	// DisableOutputFiles). For example Budget{Head: 2000, Tail: 8000} for
+	// stdout and Budget{Head: 2000, Tail: 2000} for stderr, as gptme
+	// does. MaxOutputChars still caps the whole text. The zero Budget
+	// keeps as much of each end as MaxOutputChars can show.
+	StdoutBudget Budget
+	StderrBudget Budget
 
 	// KeepANSI keeps ANSI escape sequences (colours, cursor movement) in
 	// what the model reads. Zero (false) strips them.

@@ -234,3 +234,33 @@ func TestOutputFileCannotBeKept(t *testing.T) {
 		t.Fatalf("no note: %q", res.Text())
 	}
 }
+
+// TestStreamBudgets: each stream keeps its own head and tail budget, in
+// characters, with the omitted bytes between them; the complete stream is
+// kept in a file.
+func TestStreamBudgets(t *testing.T) {
+	sh := newShell(t, shellcap.Options{
+		StdoutBudget: shellcap.Budget{Head: 20, Tail: 80},
+		StderrBudget: shellcap.Budget{Head: 10, Tail: 10},
+	})
+	res := run(t, sh, shellcap.Request{Command: "printf 'é%.0s' $(seq 1000); seq 1000 >&2"})
+	wantOut := strings.Repeat("é", 20) + "\n[... 1800 bytes omitted ...]\n" + strings.Repeat("é", 80)
+	if res.Stdout != wantOut || res.StdoutOmitted != 1800 || res.StdoutBytes != 2000 {
+		t.Fatalf("stdout %q omitted %d of %d", res.Stdout, res.StdoutOmitted, res.StdoutBytes)
+	}
+	if !strings.HasPrefix(res.Stderr, "1\n2\n3\n4\n5\n\n[... ") || !strings.HasSuffix(res.Stderr, " bytes omitted ...]\n\n999\n1000\n") {
+		t.Fatalf("stderr %q", res.Stderr)
+	}
+	text := res.Text()
+	if !strings.Contains(text, "[stdout]\n"+wantOut+"\n[stderr]\n") || !res.Truncated {
+		t.Fatalf("text %q", text)
+	}
+	if data, err := os.ReadFile(res.StdoutFile); err != nil || len(data) != 2000 {
+		t.Fatalf("kept stdout: %d bytes, %v", len(data), err)
+	}
+	// Within its budget a stream is whole.
+	res = run(t, sh, shellcap.Request{Command: "seq 5"})
+	if res.Stdout != "1\n2\n3\n4\n5\n" || res.Truncated {
+		t.Fatalf("short stdout %q truncated %v", res.Stdout, res.Truncated)
+	}
+}

@@ -171,6 +171,14 @@ func fillDefaults(o *Options) error {
 	if o.MaxOutputChars == 0 {
 		o.MaxOutputChars = DefaultMaxOutputChars
 	}
+	for _, b := range []struct {
+		name string
+		b    Budget
+	}{{"StdoutBudget", o.StdoutBudget}, {"StderrBudget", o.StderrBudget}} {
+		if b.b.Head < 0 || b.b.Tail < 0 {
+			return optionErr(b.name, "Head and Tail must not be negative (got %d and %d)", b.b.Head, b.b.Tail)
+		}
+	}
 	switch {
 	case o.MaxFileBytes < 0:
 		return optionErr("MaxFileBytes", "must not be negative")

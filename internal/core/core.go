@@ -35,6 +35,8 @@ type Settings struct {
 	MaxOutputBytes int64 // < 0: no cap
 	MaxOutputChars int   // < 0: no cap
 	HeadAndTail    bool
+	StdoutBudget   Budget // zero: the default sizing (KeepBytes)
+	StderrBudget   Budget
 	KeepANSI       bool
 	MaxFileBytes   int64
 	MemoryLimit    int64
