@@ -85,6 +85,9 @@ func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 // ran (core.LimitNotes, which every executor shares).
 func (s *Shell) limitNotes(res *Result, out *outcome) []string {
 	o := &s.opts
+	if o.MaxFileBytes == 0 && o.MemoryLimit == 0 && o.CPUTime == 0 && o.MaxProcesses == 0 {
+		return nil
+	}
 	limits := core.Settings{MaxFileBytes: o.MaxFileBytes, MemoryLimit: o.MemoryLimit, CPUTime: o.CPUTime, MaxProcesses: o.MaxProcesses}
 	return core.LimitNotes(limits, core.LimitOutcome{
 		ExitCode: res.ExitCode,

@@ -150,7 +150,22 @@ func (r *Result) sections() string {
 
 // textTruncated reports whether Text drops characters.
 func (r *Result) textTruncated() bool {
-	return r.TextLimit > 0 && utf8.RuneCountInString(r.fullText()) > r.TextLimit
+	if r.TextLimit <= 0 {
+		return false
+	}
+	// A bound on the text's length in bytes, hence in code points, that
+	// spares building it in the common case of a short result.
+	n := len(r.Stdout) + len(r.Stderr) + len(noOutput) + len("[stdout]\n\n[stderr]\n\n[Command timed out after 0000000000.000000000s]")
+	if r.Err != nil {
+		n += len(r.Err.Error())
+	}
+	for _, note := range r.Notes {
+		n += len(note) + len("\n[]")
+	}
+	if n <= r.TextLimit {
+		return false
+	}
+	return utf8.RuneCountInString(r.fullText()) > r.TextLimit
 }
 
 // The note naming the kept output files (keepOutputs) is
