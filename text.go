@@ -17,8 +17,8 @@ import (
 //
 //  1. the output (its beginning, or its middle with HeadAndTail), down to
 //     minOutputChars characters;
-//  2. the note naming the kept output files, shortened (paths relative to
-//     the workspace, no hint);
+//  2. the note naming the kept output files, shortened: paths relative to
+//     the workspace, then also without the hint on how to read them;
 //  3. the output, down to nothing;
 //  4. the note naming the kept output files, dropped;
 //  5. the other notes, whole, the last one first;
@@ -39,12 +39,17 @@ func (r *Result) Text() string {
 		return t
 	}
 	if i := r.keptNoteIndex(trailers); i >= 0 {
-		short := slicesReplace(trailers, i, "["+shortKeptNote(trailers[i][1:len(trailers[i])-1])+"]")
-		if t, ok := r.fit(body, short, least); ok {
-			return t
+		note := trailers[i][1 : len(trailers[i])-1]
+		var shorter [][]string
+		for _, hint := range []bool{true, false} {
+			shorter = append(shorter, slicesReplace(trailers, i, "["+shortKeptNote(note, hint)+"]"))
 		}
-		if t, ok := r.fit(body, short, 0); ok {
-			return t
+		for _, least := range []int{least, 0} {
+			for _, t := range shorter {
+				if t, ok := r.fit(body, t, least); ok {
+					return t
+				}
+			}
 		}
 		trailers = compact(slicesReplace(trailers, i, ""))
 	}
@@ -192,16 +197,20 @@ func (r *Result) keptNoteIndex(trailers []string) int {
 }
 
 // shortKeptNote shortens the kept-output note: each path relative to the
-// workspace (".shellcap/output/NAME"), no hint.
-func shortKeptNote(note string) string {
-	note = strings.TrimSuffix(note, keptNoteHint)
+// workspace (".shellcap/output/NAME"), and without the hint unless hint.
+func shortKeptNote(note string, hint bool) string {
+	note, hadHint := strings.CutSuffix(note, keptNoteHint)
 	parts := strings.Split(strings.TrimPrefix(note, keptNotePrefix), "; ")
 	for i, p := range parts {
 		if j := strings.LastIndex(p, ": "); j >= 0 {
 			parts[i] = p[:j+2] + workspaceRelative(p[j+2:])
 		}
 	}
-	return keptNotePrefix + strings.Join(parts, "; ")
+	short := keptNotePrefix + strings.Join(parts, "; ")
+	if hint && hadHint {
+		short += keptNoteHint
+	}
+	return short
 }
 
 // workspaceRelative returns a kept output file's path from the workspace's
