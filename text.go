@@ -45,8 +45,8 @@ func (r *Result) Text() string {
 			shorter = append(shorter, slicesReplace(trailers, i, "["+shortKeptNote(note, hint)+"]"))
 		}
 		for _, least := range []int{least, 0} {
-			for _, t := range shorter {
-				if t, ok := r.fit(body, t, least); ok {
+			for _, short := range shorter {
+				if t, ok := r.fit(body, short, least); ok {
 					return t
 				}
 			}
