@@ -8,12 +8,16 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/shellcap/shellcap/internal/textfmt"
 )
 
 // workdir picks the directory a command starts in: the requested one, the
 // remembered one (PersistCwd), or the workspace root. A vanished workspace
-// is an error for the host; a bad requested directory is a *RequestError.
-func (s *Shell) workdir(reqDir string, res *Result) (string, error) {
+// is an error for the host; a bad requested directory, or a remembered one
+// that vanished (then forgotten, so the next command starts in the root),
+// is a *RequestError.
+func (s *Shell) workdir(reqDir string) (string, error) {
 	if !s.rootExists() {
 		return "", &workspaceGoneError{root: s.root}
 	}
@@ -29,11 +33,23 @@ func (s *Shell) workdir(reqDir string, res *Result) (string, error) {
 		return s.root, nil
 	}
 	if fi, err := os.Stat(s.cwd); err != nil || !fi.IsDir() {
-		res.Notes = append(res.Notes, "The previous directory "+s.cwd+" was removed; now in the workspace root "+s.root+".")
+		gone := s.cwd
 		s.cwd = ""
-		return s.root, nil
+		return "", workdirGone(gone, s.root, err == nil)
 	}
 	return s.cwd, nil
+}
+
+// workdirGone is the refusal of a command whose remembered directory
+// (PersistCwd) vanished or became something else: the command did not run,
+// and the next one starts in the workspace root.
+func workdirGone(dir, root string, notDir bool) *RequestError {
+	what := "no longer exists"
+	if notDir {
+		what = "is no longer a directory"
+	}
+	return requestErr(ErrWorkdirGone, "The working directory %s %s, so the command was not run. The next command starts in the workspace root %s: run it again (with cd first if it needs another directory).",
+		textfmt.Echo(dir), what, textfmt.Echo(root))
 }
 
 func (s *Shell) requestedDir(dir string) (string, error) {
@@ -43,15 +59,15 @@ func (s *Shell) requestedDir(dir string) (string, error) {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", requestErr(ErrWorkdirGone, "The directory %s does not exist.", dir)
+			return "", requestErr(ErrWorkdirGone, "The directory %s does not exist.", textfmt.Echo(dir))
 		}
-		return "", requestErr(ErrWorkdirGone, "The directory %s cannot be used: %v.", dir, err)
+		return "", requestErr(ErrWorkdirGone, "The directory %s cannot be used: %s.", textfmt.Echo(dir), textfmt.Echo(err.Error()))
 	}
 	if !within(s.root, real) {
-		return "", requestErr(ErrWorkdirOutside, "The directory %s is outside the workspace %s.", dir, s.root)
+		return "", requestErr(ErrWorkdirOutside, "The directory %s is outside the workspace %s.", textfmt.Echo(dir), textfmt.Echo(s.root))
 	}
 	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-		return "", requestErr(ErrWorkdirGone, "%s is not a directory.", dir)
+		return "", requestErr(ErrWorkdirGone, "%s is not a directory.", textfmt.Echo(dir))
 	}
 	return real, nil
 }

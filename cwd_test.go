@@ -49,17 +49,20 @@ func TestPersistCwd(t *testing.T) {
 		}
 	}
 
-	// A directory that disappears: the next call says so and runs in the root.
+	// A directory that disappears: the next call is refused, naming it,
+	// and the one after runs in the root.
 	run(t, sh, shellcap.Request{Command: "cd sub/deeper"})
 	if err := os.RemoveAll(sub); err != nil {
 		t.Fatal(err)
 	}
 	res = run(t, sh, shellcap.Request{Command: "pwd -P"})
-	if strings.TrimSpace(res.Stdout) != root {
-		t.Fatalf("after removal pwd = %q, want the root %q", res.Stdout, root)
+	if !errors.Is(res.Err, shellcap.ErrWorkdirGone) || res.Stdout != "" ||
+		!strings.Contains(res.Text(), filepath.Join(sub, "deeper")+" no longer exists, so the command was not run") {
+		t.Fatalf("after removal: Err %v, text:\n%s", res.Err, res.Text())
 	}
-	if !strings.Contains(res.Text(), "was removed; now in the workspace root") {
-		t.Fatalf("no note about the removed directory:\n%s", res.Text())
+	res = run(t, sh, shellcap.Request{Command: "pwd -P"})
+	if res.Err != nil || strings.TrimSpace(res.Stdout) != root {
+		t.Fatalf("the call after the refusal: pwd = %q (%v), want the root %q", res.Stdout, res.Err, root)
 	}
 	if matches, _ := filepath.Glob(filepath.Join(root, ".shellcap", "run", "*")); len(matches) != 0 {
 		t.Fatalf("capture files left behind: %v", matches)
@@ -119,8 +122,26 @@ func TestDeletedWorkingDirectory(t *testing.T) {
 	if err := os.WriteFile(d, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res := run(t, sh, shellcap.Request{Command: "pwd -P"})
-	if strings.TrimSpace(res.Stdout) != sh.Workspace() || !strings.Contains(res.Text(), "was removed") {
-		t.Fatalf("after the directory became a file:\n%s", res.Text())
+	res := run(t, sh, shellcap.Request{Command: "touch here"})
+	if !errors.Is(res.Err, shellcap.ErrWorkdirGone) || !strings.Contains(res.Text(), d+" is no longer a directory, so the command was not run") {
+		t.Fatalf("after the directory became a file: Err %v, text:\n%s", res.Err, res.Text())
+	}
+	if _, err := os.Stat(filepath.Join(sh.Workspace(), "here")); err == nil {
+		t.Fatal("the refused command ran in the root")
+	}
+	res = run(t, sh, shellcap.Request{Command: "pwd -P"})
+	if res.Err != nil || strings.TrimSpace(res.Stdout) != sh.Workspace() {
+		t.Fatalf("the call after the refusal: pwd = %q (%v)", res.Stdout, res.Err)
+	}
+}
+
+// TestEchoedDirectoryIsCut: a requested directory is repeated in the
+// refusal only up to textfmt.EchoMax characters.
+func TestEchoedDirectoryIsCut(t *testing.T) {
+	sh := newShell(t, shellcap.Options{})
+	long := strings.Repeat("d", 5000)
+	res := run(t, sh, shellcap.Request{Command: "true", Dir: long})
+	if !errors.Is(res.Err, shellcap.ErrWorkdirGone) || strings.Contains(res.Text(), long[:200]) || !strings.Contains(res.Text(), "…") {
+		t.Fatalf("Err %v, text of %d bytes: %.300s", res.Err, len(res.Text()), res.Text())
 	}
 }

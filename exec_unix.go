@@ -137,8 +137,12 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 	limit := make(chan struct{})
 	var limitOnce sync.Once
 	overLimit := func() {
-		limitOnce.Do(func() { close(limit) })
-		w.act(&o.limitHit, func() { _ = proc.SignalGroup(pid, syscall.SIGKILL) })
+		limitOnce.Do(func() {
+			close(limit)
+			// Two phases, like a timeout; off the reader, which keeps
+			// draining the pipes meanwhile.
+			go w.act(&o.limitHit, terminate)
+		})
 	}
 	var total atomic.Int64
 	var readers sync.WaitGroup

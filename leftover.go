@@ -23,6 +23,12 @@ func (s *Shell) rememberLeftover(pgid int, members []proc.Info, release func()) 
 }
 
 func leftoverNote(pgid int, members []proc.Info) string {
+	return fmt.Sprintf("Background processes are still running: %s. Stop them with: kill -- -%d",
+		memberList(members), pgid)
+}
+
+// memberList names up to five processes, "PID (name)", and how many more.
+func memberList(members []proc.Info) string {
 	const show = 5
 	names := make([]string, 0, show)
 	for i, m := range members {
@@ -32,12 +38,20 @@ func leftoverNote(pgid int, members []proc.Info) string {
 		}
 		names = append(names, fmt.Sprintf("%d (%s)", m.PID, m.Comm))
 	}
-	return fmt.Sprintf("Background processes are still running: %s. Stop them with: kill -- -%d",
-		strings.Join(names, ", "), pgid)
+	return strings.Join(names, ", ")
+}
+
+// stoppedNote is the note of a command whose background processes Run
+// stopped (Request.StopBackground).
+func stoppedNote(members []proc.Info) string {
+	return "Background processes were stopped when the command ended: " + memberList(members) + "."
 }
 
 // stopLeftovers terminates the groups whose recorded members are still the
-// same processes (same PID and start time), so a reused PID is never hit.
+// same processes (same PID and start time), so a reused PID is never hit:
+// SIGTERM to each, then SIGKILL to those that still have a live member
+// once grace is over. It returns as soon as every group is gone (zombies
+// count as gone: they run nothing, and whoever reaps them is not us).
 func stopLeftovers(groups []leftGroup, grace time.Duration) {
 	var live []int
 	for _, g := range groups {
@@ -51,10 +65,10 @@ func stopLeftovers(groups []leftGroup, grace time.Duration) {
 	}
 	deadline := time.Now().Add(grace)
 	for _, pgid := range live {
-		for proc.GroupExists(pgid) && time.Now().Before(deadline) {
+		for groupAlive(pgid) && time.Now().Before(deadline) {
 			time.Sleep(groupPoll)
 		}
-		if proc.GroupExists(pgid) {
+		if groupAlive(pgid) {
 			_ = proc.SignalGroup(pgid, syscall.SIGKILL)
 		}
 	}
@@ -63,4 +77,13 @@ func stopLeftovers(groups []leftGroup, grace time.Duration) {
 			g.release()
 		}
 	}
+}
+
+// groupAlive reports whether group pgid has a member that has not exited.
+func groupAlive(pgid int) bool {
+	m, err := proc.GroupMembers(pgid, 0)
+	if err != nil {
+		return proc.GroupExists(pgid)
+	}
+	return len(m) > 0
 }

@@ -1,13 +1,11 @@
 package shellcap
 
 import (
-	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
-	"github.com/shellcap/shellcap/internal/textfmt"
+	"github.com/shellcap/shellcap/internal/core"
 )
 
 // maxArgLen is the kernel's limit on one argv string (MAX_ARG_STRLEN).
@@ -37,9 +35,19 @@ func limitsPrelude(o *Options, shellName string) (string, []string, error) {
 		kib := ceilDiv(o.MemoryLimit, 1024)
 		lims = append(lims, lim{"-v", uint64(kib), uint64(kib * 1024)})
 	}
+	var cpu string
 	if o.CPUTime > 0 {
+		// The soft limit sends SIGXCPU, which ends the process and names
+		// the cause; the hard limit, a second later, SIGKILLs a process
+		// that ignores it. (With both equal the kernel sends only
+		// SIGKILL, which could be anyone's.)
 		secs := uint64(math.Ceil(o.CPUTime.Seconds()))
-		lims = append(lims, lim{"-t", secs, secs})
+		if !hostLimitAtMost("-t", secs) {
+			cpu = "ulimit -S -t " + strconv.FormatUint(secs, 10) + " && ulimit -H -t " + strconv.FormatUint(secs+cpuHardExtra, 10)
+			if hostLimitAtMost("-t", secs+cpuHardExtra) {
+				cpu = "ulimit -S -t " + strconv.FormatUint(secs, 10)
+			}
+		}
 	}
 	var warnings []string
 	if o.MemoryLimit > 0 && memoryLimitUnenforced != "" {
@@ -47,8 +55,8 @@ func limitsPrelude(o *Options, shellName string) (string, []string, error) {
 	}
 	if o.MaxProcesses > 0 {
 		lims = append(lims, lim{"-u", uint64(o.MaxProcesses), uint64(o.MaxProcesses)})
-		if os.Geteuid() == 0 {
-			warnings = append(warnings, "MaxProcesses is not enforced: the kernel exempts root from RLIMIT_NPROC")
+		if core.NPROCUnenforced(o.MaxProcesses) {
+			warnings = append(warnings, core.MaxProcessesUnenforced)
 		}
 	}
 	var cmds []string
@@ -58,31 +66,34 @@ func limitsPrelude(o *Options, shellName string) (string, []string, error) {
 		}
 		cmds = append(cmds, "ulimit "+l.flag+" "+strconv.FormatUint(l.value, 10))
 	}
+	if cpu != "" {
+		cmds = append(cmds, cpu)
+	}
 	if len(cmds) == 0 {
 		return "", warnings, nil
 	}
 	return "{ " + strings.Join(cmds, " && ") + "; } || { echo 'shellcap: unable to apply resource limits' >&2; exit 125; }; ", warnings, nil
 }
 
+// cpuHardExtra is how many seconds the hard CPU limit lies beyond the
+// soft one.
+const cpuHardExtra = 1
+
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
-// limitNotes explain a failure while a resource limit was in force.
-func (s *Shell) limitNotes(res *Result) []string {
-	var notes []string
-	if l := s.opts.MaxFileBytes; l > 0 {
-		limit := strconv.FormatInt(l, 10)
-		if res.Signal == "SIGXFSZ" || res.ExitCode == 128+sigXFSZ {
-			notes = append(notes, "File-size limit exceeded: max_file_bytes="+limit+". Reduce file output before retrying.")
-		} else {
-			notes = append(notes, "Command failed with max_file_bytes="+limit+"; file writes may have reached the per-file limit.")
-		}
+// limitNotes explain what the resource limits did to a command that
+// ran (core.LimitNotes, which every executor shares).
+func (s *Shell) limitNotes(res *Result, out *outcome) []string {
+	o := &s.opts
+	if o.MaxFileBytes == 0 && o.MemoryLimit == 0 && o.CPUTime == 0 && o.MaxProcesses == 0 {
+		return nil
 	}
-	if s.opts.CPUTime > 0 && !res.OutputLimitExceeded && (res.Signal == "SIGXCPU" || res.Signal == "SIGKILL" ||
-		res.ExitCode == 128+sigXCPU || res.ExitCode == 128+sigKILL) {
-		notes = append(notes, "CPU time limit reached: cpu_time="+textfmt.FormatSeconds(s.opts.CPUTime)+". Make the work smaller or ask for a higher limit.")
-	}
-	if l := s.opts.MemoryLimit; l > 0 {
-		notes = append(notes, fmt.Sprintf("Command failed with memory_limit=%d bytes; allocations may have reached the address-space limit.", l))
-	}
-	return notes
+	limits := core.Settings{MaxFileBytes: o.MaxFileBytes, MemoryLimit: o.MemoryLimit, CPUTime: o.CPUTime, MaxProcesses: o.MaxProcesses}
+	return core.LimitNotes(limits, core.LimitOutcome{
+		ExitCode: res.ExitCode,
+		Signal:   res.Signal,
+		Stderr:   res.Stderr,
+		CPU:      core.CPUOf(out.state),
+		Stopped:  out.timedOut || out.canceled || out.limitHit,
+	})
 }

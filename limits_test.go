@@ -89,3 +89,43 @@ func TestMaxProcessesReportsRoot(t *testing.T) {
 		t.Fatalf("Warnings() = %v for euid %d", sh.Warnings(), os.Geteuid())
 	}
 }
+
+// TestFileSizeLimitOfAChild: a child killed by SIGXFSZ while the script
+// goes on (its exit status lost, in a pipeline too) is named in the result.
+func TestFileSizeLimitOfAChild(t *testing.T) {
+	sh := newShell(t, shellcap.Options{MaxFileBytes: 1024})
+	for _, command := range []string{
+		"head -c 8192 /dev/zero > big; echo done",
+		"head -c 8192 /dev/zero | cat > big; echo done",
+	} {
+		res := run(t, sh, shellcap.Request{Command: command})
+		if res.ExitCode != 0 || !strings.Contains(res.Stdout, "done") ||
+			!strings.Contains(res.Text(), "[A process was killed by the file-size limit (max_file_bytes=1024) and the command went on") {
+			t.Fatalf("%s:\n%s", command, res.Text())
+		}
+	}
+	if res := run(t, sh, shellcap.Request{Command: "head -c 100 /dev/zero > small; echo done"}); res.Text() != "[stdout]\ndone\n" {
+		t.Fatalf("within the limit:\n%s", res.Text())
+	}
+}
+
+// TestSIGKILLIsNotBlamedOnTheCPULimit: only what RLIMIT_CPU ended gets the
+// CPU-time note; a SIGKILL from elsewhere, long before the limit, does not.
+func TestSIGKILLIsNotBlamedOnTheCPULimit(t *testing.T) {
+	sh := newShell(t, shellcap.Options{CPUTime: 30 * time.Second})
+	res := run(t, sh, shellcap.Request{Command: "kill -KILL $$"})
+	if res.ExitCode != 137 || strings.Contains(res.Text(), "CPU time limit") {
+		t.Fatalf("a SIGKILL under a 30 s CPU limit:\n%s", res.Text())
+	}
+}
+
+// TestMaxProcessesUnenforcedIsInTheResult: for root, whom the kernel
+// exempts from RLIMIT_NPROC, every result says the limit does not bind.
+func TestMaxProcessesUnenforcedIsInTheResult(t *testing.T) {
+	sh := newShell(t, shellcap.Options{MaxProcesses: 64})
+	res := run(t, sh, shellcap.Request{Command: "true"})
+	has := strings.Contains(res.Text(), "[MaxProcesses is not enforced: the kernel exempts root from RLIMIT_NPROC]")
+	if root := os.Geteuid() == 0; has != root || len(sh.Warnings()) > 0 != root {
+		t.Fatalf("root %v, warnings %q, text:\n%s", root, sh.Warnings(), res.Text())
+	}
+}

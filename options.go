@@ -17,6 +17,16 @@ const (
 	DefaultOutputRetention = 24 * time.Hour
 )
 
+// Budget is how much of one output stream a result keeps: Head characters
+// (Unicode code points) of its beginning and Tail of its end. Both must be
+// zero or more; the zero Budget means the default.
+type Budget struct {
+	Head, Tail int
+}
+
+// IsZero reports whether b is the zero Budget (the default).
+func (b Budget) IsZero() bool { return b == Budget{} }
+
 // Options configures a [Shell]. The zero value is the safe default: the
 // current directory as workspace, a scrubbed environment, a 30 s timeout,
 // output capped for the model, no persistent working directory. Every field
@@ -44,12 +54,14 @@ type Options struct {
 	// are refused with a message for the model. Zero means 10 minutes.
 	MaxTimeout time.Duration
 
-	// KillGrace is how long a timed-out or cancelled command has between
-	// SIGTERM and SIGKILL. Zero means 2 s.
+	// KillGrace is how long a timed-out or cancelled command, or one over
+	// MaxOutputBytes, has between SIGTERM and SIGKILL. Zero means 2 s.
 	KillGrace time.Duration
 
 	// MaxOutputBytes is a hard cap on the bytes read from stdout and stderr
-	// together; a command that prints more is killed and the result says so.
+	// together; a command that prints more is stopped like a timed-out one
+	// (SIGTERM to its process group, KillGrace, SIGKILL) and the result
+	// says so.
 	// Zero means 64 MiB; a negative value means no cap.
 	MaxOutputBytes int64
 
@@ -61,6 +73,17 @@ type Options struct {
 	// end instead of only its end. Zero (false) keeps the end, where errors,
 	// exit codes and notes are.
 	HeadAndTail bool
+
+	// StdoutBudget and StderrBudget bound what Result.Stdout and
+	// Result.Stderr keep of each stream, in characters of its beginning
+	// and of its end; the middle of a longer stream is replaced by a line
+	// "[... N bytes omitted ...]" (and kept in a file, see
+	// DisableOutputFiles). For example Budget{Head: 2000, Tail: 8000} for
+	// stdout and Budget{Head: 2000, Tail: 2000} for stderr, as gptme
+	// does. MaxOutputChars still caps the whole text. The zero Budget
+	// keeps as much of each end as MaxOutputChars can show.
+	StdoutBudget Budget
+	StderrBudget Budget
 
 	// KeepANSI keeps ANSI escape sequences (colours, cursor movement) in
 	// what the model reads. Zero (false) strips them.
@@ -77,7 +100,9 @@ type Options struct {
 
 	// MaxFileBytes limits the size of each file a command writes
 	// (RLIMIT_FSIZE), rounded up to the shell's ulimit unit (1 KiB for
-	// bash, 512 bytes for dash). Zero means no limit.
+	// bash, 512 bytes for dash). A process that writes beyond it is killed
+	// (SIGXFSZ); the result says so, also when the script went on. Zero
+	// means no limit.
 	MaxFileBytes int64
 
 	// MemoryLimit limits each process's address space in bytes (RLIMIT_AS),
@@ -85,7 +110,9 @@ type Options struct {
 	MemoryLimit int64
 
 	// CPUTime limits each process's CPU time (RLIMIT_CPU), rounded up to a
-	// whole second. Zero means no limit.
+	// whole second: the process then gets SIGXCPU, and SIGKILL a second
+	// later if it ignores that. Results blame the limit only for what it
+	// ended. Zero means no limit.
 	CPUTime time.Duration
 
 	// MaxProcesses limits the processes of the command's user (RLIMIT_NPROC).
@@ -109,7 +136,12 @@ type Options struct {
 
 	// PersistCwd makes `cd` stick across calls: after a command exits 0 in
 	// a directory inside the workspace, the next command starts there.
-	// Zero (false) starts every command in the workspace root.
+	// When the remembered directory was removed (or replaced by something
+	// that is not a directory), the next call is refused with a message
+	// naming it (Result.Err matches ErrWorkdirGone), so that a command
+	// aimed at it never runs elsewhere; the call after starts in the
+	// workspace root. Zero (false) starts every command in the workspace
+	// root.
 	PersistCwd bool
 
 	// Policy decides which commands may run, analysing the command with a

@@ -31,6 +31,8 @@ func TestNewErrors(t *testing.T) {
 		{"negative memory limit", shellcap.Options{Workspace: dir, MemoryLimit: -1}, "MemoryLimit"},
 		{"negative cpu limit", shellcap.Options{Workspace: dir, CPUTime: -1}, "CPUTime"},
 		{"negative process limit", shellcap.Options{Workspace: dir, MaxProcesses: -1}, "MaxProcesses"},
+		{"negative stdout head", shellcap.Options{Workspace: dir, StdoutBudget: shellcap.Budget{Head: -1}}, "StdoutBudget"},
+		{"negative stderr tail", shellcap.Options{Workspace: dir, StderrBudget: shellcap.Budget{Tail: -1}}, "StderrBudget"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

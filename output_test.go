@@ -130,11 +130,25 @@ func TestOutputFilesCanBeDisabled(t *testing.T) {
 func TestMaxOutputBytesKills(t *testing.T) {
 	sh := newShell(t, shellcap.Options{MaxOutputBytes: 1 << 20})
 	res := run(t, sh, shellcap.Request{Command: "yes"})
-	if !res.OutputLimitExceeded || res.StdoutBytes != 1<<20 || res.ExitCode != 137 {
+	if !res.OutputLimitExceeded || res.StdoutBytes != 1<<20 || res.ExitCode != 143 {
 		t.Fatalf("limit %v bytes %d exit %d", res.OutputLimitExceeded, res.StdoutBytes, res.ExitCode)
 	}
 	if !strings.Contains(res.Text(), "Output exceeded 1 MiB; the command was stopped.") {
 		t.Fatalf("no note: %q", res.Text()[len(res.Text())-300:])
+	}
+}
+
+// TestMaxOutputBytesStopsInTwoPhases: the output cap stops the group like
+// a timeout does, SIGTERM first, so a TERM trap runs and its exit status
+// is the command's.
+func TestMaxOutputBytesStopsInTwoPhases(t *testing.T) {
+	sh := newShell(t, shellcap.Options{MaxOutputBytes: 10000, KillGrace: time.Minute})
+	res := run(t, sh, shellcap.Request{Command: "trap 'echo term > trapped; exit 3' TERM; head -c 20000 /dev/zero; while :; do sleep 0.05; done"})
+	if !res.OutputLimitExceeded || res.ExitCode != 3 || res.Signal != "" {
+		t.Fatalf("limit %v exit %d signal %q", res.OutputLimitExceeded, res.ExitCode, res.Signal)
+	}
+	if data, err := os.ReadFile(sh.Workspace() + "/trapped"); err != nil || string(data) != "term\n" {
+		t.Fatalf("the TERM trap did not run: %q %v", data, err)
 	}
 }
 
@@ -218,5 +232,35 @@ func TestOutputFileCannotBeKept(t *testing.T) {
 	}
 	if !strings.Contains(res.Text(), "the complete output could not be kept: stdout (") || !strings.HasSuffix(res.Text(), "then read parts of it.]") {
 		t.Fatalf("no note: %q", res.Text())
+	}
+}
+
+// TestStreamBudgets: each stream keeps its own head and tail budget, in
+// characters, with the omitted bytes between them; the complete stream is
+// kept in a file.
+func TestStreamBudgets(t *testing.T) {
+	sh := newShell(t, shellcap.Options{
+		StdoutBudget: shellcap.Budget{Head: 20, Tail: 80},
+		StderrBudget: shellcap.Budget{Head: 10, Tail: 10},
+	})
+	res := run(t, sh, shellcap.Request{Command: "printf 'é%.0s' $(seq 1000); seq 1000 >&2"})
+	wantOut := strings.Repeat("é", 20) + "\n[... 1800 bytes omitted ...]\n" + strings.Repeat("é", 80)
+	if res.Stdout != wantOut || res.StdoutOmitted != 1800 || res.StdoutBytes != 2000 {
+		t.Fatalf("stdout %q omitted %d of %d", res.Stdout, res.StdoutOmitted, res.StdoutBytes)
+	}
+	if !strings.HasPrefix(res.Stderr, "1\n2\n3\n4\n5\n\n[... ") || !strings.HasSuffix(res.Stderr, " bytes omitted ...]\n\n999\n1000\n") {
+		t.Fatalf("stderr %q", res.Stderr)
+	}
+	text := res.Text()
+	if !strings.Contains(text, "[stdout]\n"+wantOut+"\n[stderr]\n") || !res.Truncated {
+		t.Fatalf("text %q", text)
+	}
+	if data, err := os.ReadFile(res.StdoutFile); err != nil || len(data) != 2000 {
+		t.Fatalf("kept stdout: %d bytes, %v", len(data), err)
+	}
+	// Within its budget a stream is whole.
+	res = run(t, sh, shellcap.Request{Command: "seq 5"})
+	if res.Stdout != "1\n2\n3\n4\n5\n" || res.Truncated {
+		t.Fatalf("short stdout %q truncated %v", res.Stdout, res.Truncated)
 	}
 }

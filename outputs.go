@@ -31,20 +31,30 @@ type streamCapture struct {
 	shell    *Shell
 	stream   Stream
 	buf      *capture.Buffer
-	path     string // the kept output file, once created
-	rel      string // its name beneath the state directory
-	complete bool   // the file holds every byte
+	budget   core.Budget // Options.StdoutBudget or StderrBudget
+	path     string      // the kept output file, once created
+	rel      string      // its name beneath the state directory
+	complete bool        // the file holds every byte
 }
 
 func (s *Shell) newCapture(stream Stream) *streamCapture {
-	c := &streamCapture{shell: s, stream: stream}
-	keep := core.KeepBytes(s.opts.MaxOutputChars, s.opts.MaxOutputBytes)
+	c := &streamCapture{shell: s, stream: stream, budget: s.budget(stream)}
+	head, tail := c.budget.KeepBytes(s.opts.MaxOutputChars, s.opts.MaxOutputBytes)
 	var spill capture.SpillFunc
 	if !s.opts.DisableOutputFiles {
 		spill = c.openSpill
 	}
-	c.buf = capture.New(keep, keep, spill)
+	c.buf = capture.New(head, tail, spill)
 	return c
+}
+
+// budget is the Options budget of stream.
+func (s *Shell) budget(stream Stream) core.Budget {
+	b := s.opts.StdoutBudget
+	if stream == Stderr {
+		b = s.opts.StderrBudget
+	}
+	return core.Budget(b)
 }
 
 // openSpill creates the file for the complete stream; capture calls it the
@@ -66,11 +76,15 @@ func (c *streamCapture) openSpill() (io.WriteCloser, int64, error) {
 // finish copies the captured stream into the result.
 func (c *streamCapture) finish(res *Result, keepANSI bool) {
 	_ = c.buf.Close()
-	text := string(c.buf.Bytes())
+	kept, omitted := c.buf.Bytes(), c.buf.Omitted()
+	if !c.budget.IsZero() {
+		kept, omitted = c.buf.BytesWithin(c.budget.Head, c.budget.Tail)
+	}
+	text := string(kept)
 	if !keepANSI {
 		text = textfmt.StripANSI(text)
 	}
-	total, omitted := c.buf.Total(), c.buf.Omitted()
+	total := c.buf.Total()
 	complete, ok := c.buf.Spilled()
 	if !ok {
 		c.path = ""
@@ -137,7 +151,7 @@ func (s *Shell) keepOutputs(res *Result, stdout, stderr *streamCapture) {
 		kept = append(kept, what+": "+c.path)
 	}
 	if len(kept) > 0 {
-		res.Notes = append(res.Notes, "Output truncated; "+strings.Join(kept, "; ")+" (grep it or read parts with sed -n 'A,Bp')")
+		res.Notes = append(res.Notes, keptNotePrefix+strings.Join(kept, "; ")+keptNoteHint)
 	}
 	if len(lost) > 0 {
 		res.Notes = append(res.Notes, "Output truncated, and the complete output could not be kept: "+strings.Join(lost, "; ")+". Redirect it to a file yourself, e.g. cmd > out.txt 2>&1, then read parts of it.")

@@ -9,13 +9,6 @@ import (
 	"time"
 )
 
-// Linux's numbers, so notes read the same everywhere.
-const (
-	sigXFSZ = 25
-	sigXCPU = 24
-	sigKILL = 9
-)
-
 func hostLimitAtMost(flag string, v uint64) bool { return false }
 
 func setsidAttr() *syscall.SysProcAttr { return nil }

@@ -9,12 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-const (
-	sigXFSZ = int(syscall.SIGXFSZ)
-	sigXCPU = int(syscall.SIGXCPU)
-	sigKILL = int(syscall.SIGKILL)
-)
-
 // hostLimitAtMost reports whether the host's hard limit for the resource
 // behind a ulimit flag is already at most v (in the kernel's unit).
 func hostLimitAtMost(flag string, v uint64) bool {

@@ -34,6 +34,16 @@ type Request struct {
 	// goroutines reading the command's pipes and must return quickly; p is
 	// only valid during the call.
 	OnOutput func(stream Stream, p []byte)
+
+	// StopBackground is for a caller that closes the Shell right after
+	// this command (a one-shot run such as `shellcap run`): processes the
+	// command leaves in the background are stopped before Run returns
+	// (SIGTERM to their process group, then SIGKILL after
+	// Options.KillGrace unless the group is gone sooner), and the result
+	// says they were stopped instead of telling the model how to stop
+	// them; Result.LeftRunning stays empty. False (the default) leaves
+	// them running until Close.
+	StopBackground bool
 }
 
 // Stream names an output stream of a command.

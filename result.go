@@ -3,12 +3,7 @@ package shellcap
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
-
-	"github.com/shellcap/shellcap/internal/textfmt"
 )
 
 // Result is the outcome of one command. Text renders what a model should
@@ -38,7 +33,8 @@ type Result struct {
 	// Canceled reports that the caller's context ended and the command was stopped.
 	Canceled bool `json:"canceled,omitempty"`
 	// OutputLimitExceeded reports that the command printed more than
-	// Options.MaxOutputBytes and was killed.
+	// Options.MaxOutputBytes and was stopped (SIGTERM, then SIGKILL after
+	// Options.KillGrace).
 	OutputLimitExceeded bool `json:"output_limit_exceeded,omitempty"`
 	// Truncated reports that some output is not in Stdout/Stderr or Text.
 	Truncated bool `json:"truncated"`
@@ -77,73 +73,6 @@ type Result struct {
 	// (Options.MaxOutputChars, Options.HeadAndTail).
 	TextLimit   int  `json:"-"`
 	HeadAndTail bool `json:"-"`
-}
-
-// Text returns exactly what a model should read: the labelled output, the
-// exit code when it is not zero, timeout and limit notices, then notes, all
-// within TextLimit (the beginning is dropped first, so the trailing
-// notices survive). It is a pure function of the exported fields.
-func (r *Result) Text() string {
-	return r.cap(r.fullText())
-}
-
-// fullText renders the text before the character cap.
-func (r *Result) fullText() string {
-	var b strings.Builder
-	if r.Err != nil {
-		b.WriteString(r.Err.Error())
-		r.writeNotes(&b)
-		return b.String()
-	}
-	b.WriteString(r.sections())
-	if r.TimedOut {
-		if b.String() == noOutput {
-			b.Reset()
-		} else {
-			b.WriteByte('\n')
-		}
-		b.WriteString("[Command timed out after " + textfmt.FormatSeconds(r.Timeout) + "]")
-	} else if r.ExitCode != 0 {
-		b.WriteString("\n[exit code: " + strconv.Itoa(r.ExitCode) + "]")
-	}
-	r.writeNotes(&b)
-	return b.String()
-}
-
-const noOutput = "(no output)"
-
-// sections renders "[stdout]\n..." and "[stderr]\n..." or "(no output)".
-func (r *Result) sections() string {
-	var parts []string
-	if r.Stdout != "" {
-		parts = append(parts, "[stdout]\n"+textfmt.ValidUTF8(r.Stdout))
-	}
-	if r.Stderr != "" {
-		parts = append(parts, "[stderr]\n"+textfmt.ValidUTF8(r.Stderr))
-	}
-	if len(parts) == 0 {
-		return noOutput
-	}
-	return strings.Join(parts, "\n")
-}
-
-func (r *Result) writeNotes(b *strings.Builder) {
-	for _, n := range r.Notes {
-		b.WriteString("\n[" + n + "]")
-	}
-}
-
-// cap applies the character cap.
-func (r *Result) cap(s string) string {
-	if r.HeadAndTail {
-		return textfmt.TruncateHeadTail(s, r.TextLimit)
-	}
-	return textfmt.TruncateTail(s, r.TextLimit)
-}
-
-// textTruncated reports whether Text drops characters.
-func (r *Result) textTruncated() bool {
-	return r.TextLimit > 0 && utf8.RuneCountInString(r.fullText()) > r.TextLimit
 }
 
 // resultJSON is the wire form of Result.

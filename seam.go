@@ -129,27 +129,8 @@ func coreOf(v any) *core.Shell {
 	if !ok || s == nil {
 		return nil
 	}
-	o := &s.opts
 	c := &core.Shell{
-		Settings: core.Settings{
-			Workspace:         s.root,
-			DefaultTimeout:    o.DefaultTimeout,
-			MaxTimeout:        o.MaxTimeout,
-			KillGrace:         o.KillGrace,
-			MaxOutputBytes:    o.MaxOutputBytes,
-			MaxOutputChars:    o.MaxOutputChars,
-			HeadAndTail:       o.HeadAndTail,
-			KeepANSI:          o.KeepANSI,
-			MaxFileBytes:      o.MaxFileBytes,
-			MemoryLimit:       o.MemoryLimit,
-			CPUTime:           o.CPUTime,
-			MaxProcesses:      o.MaxProcesses,
-			PersistCwd:        o.PersistCwd,
-			DieWithProcess:    o.DieWithProcess,
-			ReadOnly:          s.readOnly,
-			Env:               shellAddedEnv(o),
-			DeniedEnvPatterns: slices.Clone(o.DeniedEnvPatterns),
-		},
+		Settings:  coreSettings(s),
 		CheckOpen: s.checkOpen,
 		Admit:     s.authorize,
 		Timeout: func(t, def, max time.Duration) (time.Duration, error) {
@@ -173,10 +154,34 @@ func coreOf(v any) *core.Shell {
 		WatchDir:   s.watchDir,
 		Logger:     s.log,
 	}
-	if o.Sandbox != nil {
-		c.Confiner = o.Sandbox
+	if s.opts.Sandbox != nil {
+		c.Confiner = s.opts.Sandbox
 	}
 	return c
+}
+
+// coreSettings is what executors inherit from s.
+func coreSettings(s *Shell) core.Settings {
+	o := &s.opts
+	return core.Settings{
+		Workspace:         s.root,
+		DefaultTimeout:    o.DefaultTimeout,
+		MaxTimeout:        o.MaxTimeout,
+		KillGrace:         o.KillGrace,
+		MaxOutputBytes:    o.MaxOutputBytes,
+		MaxOutputChars:    o.MaxOutputChars,
+		HeadAndTail:       o.HeadAndTail,
+		KeepANSI:          o.KeepANSI,
+		MaxFileBytes:      o.MaxFileBytes,
+		MemoryLimit:       o.MemoryLimit,
+		CPUTime:           o.CPUTime,
+		MaxProcesses:      o.MaxProcesses,
+		PersistCwd:        o.PersistCwd,
+		DieWithProcess:    o.DieWithProcess,
+		ReadOnly:          s.readOnly,
+		Env:               shellAddedEnv(o),
+		DeniedEnvPatterns: slices.Clone(o.DeniedEnvPatterns),
+	}
 }
 
 // sandboxRefusal is a Confiner's refusal to confine a command: it did not

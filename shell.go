@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -170,6 +171,14 @@ func fillDefaults(o *Options) error {
 	if o.MaxOutputChars == 0 {
 		o.MaxOutputChars = DefaultMaxOutputChars
 	}
+	for _, b := range []struct {
+		name string
+		b    Budget
+	}{{"StdoutBudget", o.StdoutBudget}, {"StderrBudget", o.StderrBudget}} {
+		if b.b.Head < 0 || b.b.Tail < 0 {
+			return optionErr(b.name, "Head and Tail must not be negative (got %d and %d)", b.b.Head, b.b.Tail)
+		}
+	}
 	switch {
 	case o.MaxFileBytes < 0:
 		return optionErr("MaxFileBytes", "must not be negative")
@@ -299,7 +308,7 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := s.workdir(req.Dir, res)
+	dir, err := s.workdir(req.Dir)
 	if err != nil {
 		var re *RequestError
 		if errors.As(err, &re) {
@@ -357,6 +366,10 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		serr := startError(err, dir)
 		var re *RequestError
 		if errors.As(serr, &re) {
+			if record != nil && s.forgetCwd(dir) {
+				// It vanished between the check and the start.
+				re = workdirGone(dir, s.root, errors.Is(err, syscall.ENOTDIR))
+			}
 			res.Err = re
 			return res, nil
 		}
@@ -367,11 +380,23 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 	}
 	res.Sandbox = out.enforcement
 	s.afterSandboxed(res)
-	s.fill(res, out, stdout, stderr)
+	s.fill(res, out, stdout, stderr, req.StopBackground)
 	if record != nil {
 		s.updateCwd(res, record.read())
 	}
 	return res, nil
+}
+
+// forgetCwd forgets the remembered directory (PersistCwd) when it is dir,
+// reporting whether it was.
+func (s *Shell) forgetCwd(dir string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cwd == "" || s.cwd != dir {
+		return false
+	}
+	s.cwd = ""
+	return true
 }
 
 // checkOpen returns ErrClosed once Close was called.
@@ -467,7 +492,9 @@ func (s *Shell) rootExists() bool {
 }
 
 // fill turns the outcome into the result's fields and notes.
-func (s *Shell) fill(res *Result, out *outcome, stdout, stderr *streamCapture) {
+// With stopBackground (Request.StopBackground), processes left in the
+// background are stopped now instead of at Close.
+func (s *Shell) fill(res *Result, out *outcome, stdout, stderr *streamCapture, stopBackground bool) {
 	res.TimedOut = out.timedOut
 	res.Canceled = out.canceled
 	res.OutputLimitExceeded = out.limitHit
@@ -480,7 +507,10 @@ func (s *Shell) fill(res *Result, out *outcome, stdout, stderr *streamCapture) {
 	if out.limitHit {
 		res.Notes = append(res.Notes, core.OutputLimitNote(s.opts.MaxOutputBytes, core.StoppedCommand))
 	}
-	if len(out.leftover) > 0 {
+	if len(out.leftover) > 0 && stopBackground {
+		stopLeftovers([]leftGroup{{out.pgid, out.leftover, out.release}}, s.opts.KillGrace)
+		res.Notes = append(res.Notes, stoppedNote(out.leftover))
+	} else if len(out.leftover) > 0 {
 		res.LeftRunning = make([]int, len(out.leftover))
 		for i, p := range out.leftover {
 			res.LeftRunning[i] = p.PID
@@ -488,8 +518,8 @@ func (s *Shell) fill(res *Result, out *outcome, stdout, stderr *streamCapture) {
 		res.Notes = append(res.Notes, leftoverNote(out.pgid, out.leftover))
 		s.rememberLeftover(out.pgid, out.leftover, out.release)
 	}
-	if res.ExitCode != 0 && !res.TimedOut {
-		res.Notes = append(res.Notes, s.limitNotes(res)...)
+	if !res.TimedOut {
+		res.Notes = append(res.Notes, s.limitNotes(res, out)...)
 	}
 	s.keepOutputs(res, stdout, stderr)
 }

@@ -108,7 +108,8 @@
 //   - server.max_sessions (with the session cap): a positive value no
 //     higher than one the user set; server.share_jobs: false only.
 //   - Refused whatever the value: workspace, shell, env (added variables
-//     change what runs), head_and_tail, session.head_and_tail, persist_cwd, executor,
+//     change what runs), head_and_tail, stdout_head_chars, stdout_tail_chars,
+//     stderr_head_chars, stderr_tail_chars, session.head_and_tail, persist_cwd, executor,
 //     session.start_in_root, jobs.key_dir, container.image,
 //     container.engine_args,
 //     container.rootfs, container.runtime, container.shell, server.addr,

@@ -37,6 +37,13 @@ type File struct {
 	MaxOutputChars *int `yaml:"max_output_chars"`
 	// HeadAndTail is Options.HeadAndTail.
 	HeadAndTail *bool `yaml:"head_and_tail"`
+	// StdoutHeadChars and StdoutTailChars are Options.StdoutBudget, the
+	// characters kept from the beginning and the end of stdout;
+	// StderrHeadChars and StderrTailChars are Options.StderrBudget.
+	StdoutHeadChars *int `yaml:"stdout_head_chars"`
+	StdoutTailChars *int `yaml:"stdout_tail_chars"`
+	StderrHeadChars *int `yaml:"stderr_head_chars"`
+	StderrTailChars *int `yaml:"stderr_tail_chars"`
 	// KeepANSI is Options.KeepANSI.
 	KeepANSI *bool `yaml:"keep_ansi"`
 	// DisableOutputFiles is Options.DisableOutputFiles.

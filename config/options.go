@@ -31,6 +31,8 @@ func (f *File) Options() (shellcap.Options, error) {
 		MaxOutputBytes:     deref(f.MaxOutputBytes),
 		MaxOutputChars:     deref(f.MaxOutputChars),
 		HeadAndTail:        deref(f.HeadAndTail),
+		StdoutBudget:       shellcap.Budget{Head: deref(f.StdoutHeadChars), Tail: deref(f.StdoutTailChars)},
+		StderrBudget:       shellcap.Budget{Head: deref(f.StderrHeadChars), Tail: deref(f.StderrTailChars)},
 		KeepANSI:           deref(f.KeepANSI),
 		DisableOutputFiles: deref(f.DisableOutputFiles),
 		OutputRetention:    deref(f.OutputRetention),

@@ -50,7 +50,7 @@ command's own; 124 means it timed out and 125 that shellcap could not run it
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			req := shellcap.Request{Command: strings.Join(args, " "), Timeout: time.Duration(timeout), Dir: dir}
+			req := shellcap.Request{Command: strings.Join(args, " "), Timeout: time.Duration(timeout), Dir: dir, StopBackground: true}
 			if useStdin {
 				req.Stdin = cmd.InOrStdin()
 			}

@@ -34,3 +34,33 @@ func KeepBytes(maxChars int, maxBytes int64) int {
 
 // KeepBytes is [KeepBytes] for these settings.
 func (s Settings) KeepBytes() int { return KeepBytes(s.MaxOutputChars, s.MaxOutputBytes) }
+
+// Budget is an output stream's budget in characters of its beginning and
+// its end (shellcap.Options.StdoutBudget, StderrBudget); the zero Budget
+// means the default sizing above.
+type Budget struct {
+	Head, Tail int
+}
+
+// IsZero reports whether b is the zero Budget.
+func (b Budget) IsZero() bool { return b == Budget{} }
+
+// KeepBytes returns how many bytes of its head and of its tail one stream
+// keeps in memory under b: [KeepBytes] for both with the zero Budget,
+// otherwise 4 bytes per character of each end (what the result shows is
+// then cut to the characters with capture's BytesWithin), never more than
+// maxBytes.
+func (b Budget) KeepBytes(maxChars int, maxBytes int64) (head, tail int) {
+	if b.IsZero() {
+		k := KeepBytes(maxChars, maxBytes)
+		return k, k
+	}
+	bound := func(chars int) int {
+		k := 4 * int64(chars)
+		if maxBytes > 0 {
+			k = min(k, maxBytes)
+		}
+		return int(k)
+	}
+	return bound(b.Head), bound(b.Tail)
+}

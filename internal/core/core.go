@@ -7,9 +7,12 @@
 //
 // Beside the Shell's steps it holds the pure pieces every executor shares,
 // so that none re-implements them: [ExitStatus] (exit code and signal from
-// a wait status), [KeepBytes] (how much of each output stream to hold in
-// memory) and the notes [CanceledNote] and [OutputLimitNote]. Shell.Run
-// uses exactly these.
+// a wait status), [KeepBytes] and [Budget.KeepBytes] (how much of each
+// output stream to hold in memory), the notes [CanceledNote] and
+// [OutputLimitNote], and [LimitNotes] (what the resource limits did to a
+// command: a file-size kill, also of a child while the script went on; the
+// CPU limit only when it ended the command; an unenforceable process
+// limit). Shell.Run uses exactly these.
 //
 // Keeping this out of the root package's exported API means a reader of
 // `go doc shellcap` meets the Shell, its Options and Run first, not the
@@ -35,6 +38,8 @@ type Settings struct {
 	MaxOutputBytes int64 // < 0: no cap
 	MaxOutputChars int   // < 0: no cap
 	HeadAndTail    bool
+	StdoutBudget   Budget // zero: the default sizing (KeepBytes)
+	StderrBudget   Budget
 	KeepANSI       bool
 	MaxFileBytes   int64
 	MemoryLimit    int64
