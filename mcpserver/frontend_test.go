@@ -116,3 +116,35 @@ func TestExecutorOption(t *testing.T) {
 		t.Error("ForegroundTimeout with an Executor was accepted")
 	}
 }
+
+// TestShellToolSchemaTakesTheShellsTimeouts: the shell tool's schema states
+// the range its Manager enforces (the Shell's DefaultTimeout and
+// MaxTimeout within 270 s), and a timeout above it is refused.
+func TestShellToolSchemaTakesTheShellsTimeouts(t *testing.T) {
+	cs, _ := connectWith(t, shellcap.Options{DefaultTimeout: 10 * time.Second, MaxTimeout: 20 * time.Second}, nil, &mcpserver.Options{})
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, tool := range tools.Tools {
+		if tool.Name != mcpserver.ShellTool {
+			continue
+		}
+		found = true
+		props := structured(t, tool.InputSchema)["properties"].(map[string]any)
+		if ts := props["timeout"].(map[string]any); ts["maximum"] != 20.0 {
+			t.Errorf("shell timeout maximum %v, want 20", ts["maximum"])
+		}
+		if !strings.Contains(tool.Description, "default 10s, at most 20s") {
+			t.Errorf("shell tool description does not state the Shell's range: %q", tool.Description)
+		}
+	}
+	if !found {
+		t.Fatal("no shell tool offered")
+	}
+	res := call(t, cs, mcpserver.ShellTool, map[string]any{"command": "true", "timeout": 30})
+	if !res.IsError || !strings.Contains(text(res), "at most 20s") {
+		t.Fatalf("timeout 30 above the Shell's 20s: isError %v %q", res.IsError, text(res))
+	}
+}

@@ -83,15 +83,16 @@ The command keeps running after this call (and if the server restarts). Use chec
 			Annotations: readOnly,
 		}, s.listCommands)
 	case ShellTool:
+		shellDef, shellMax := s.opts.Jobs.ShellTimeouts()
 		srv.AddTool(&mcp.Tool{
 			Name: ShellTool, Title: "Run a command that keeps running",
 			Description: fmt.Sprintf(`Run a command that keeps running after this call and after the agent run.
 
-In foreground mode (the default) the call waits up to timeout seconds (default %s, at most %s) and returns the last 16,000 bytes of the combined output, then the handles: the PID and the exact kill command that stops the whole process tree, the log file and the status file (JSON with the exit code once it exits). If the command is still running when the call returns, read the log and status files later or stop it with the kill command. Background mode returns the handles at once.`, durationText(jobs.DefaultShellTimeout), durationText(jobs.MaxShellTimeout)),
+In foreground mode (the default) the call waits up to timeout seconds (default %s, at most %s) and returns the last 16,000 bytes of the combined output, then the handles: the PID and the exact kill command that stops the whole process tree, the log file and the status file (JSON with the exit code once it exits). If the command is still running when the call returns, read the log and status files later or stop it with the kill command. Background mode returns the handles at once.`, durationText(shellDef), durationText(shellMax)),
 			InputSchema: object(map[string]any{
 				"command": str("The shell command line to run with bash -c."),
 				"mode":    map[string]any{"type": "string", "enum": []string{"foreground", "background"}, "default": "foreground", "description": "foreground waits for output; background returns at once."},
-				"timeout": map[string]any{"type": "number", "minimum": minTimeout.Seconds(), "maximum": jobs.MaxShellTimeout.Seconds(), "description": "Seconds a foreground call waits."},
+				"timeout": map[string]any{"type": "number", "minimum": minTimeout.Seconds(), "maximum": shellMax.Seconds(), "description": "Seconds a foreground call waits."},
 			}, "command"),
 			Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 		}, s.shellTool)
@@ -268,7 +269,8 @@ func (s *Server) shellTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	default:
 		return toolError(fmt.Sprintf(`mode must be "foreground" or "background" (got %s).`, echo(args.Mode))), nil
 	}
-	timeout, err := args.Timeout.duration("timeout", jobs.MaxShellTimeout, false)
+	_, shellMax := s.opts.Jobs.ShellTimeouts()
+	timeout, err := args.Timeout.duration("timeout", shellMax, false)
 	if err != nil {
 		return toolError(err.Error()), nil
 	}
