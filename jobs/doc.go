@@ -51,7 +51,7 @@
 // Confiner as the Shell's commands. A zero field of [Options] means the
 // Shell's value:
 //
-//	Shell setting     job (Start/Check/Wait/Stop)   shell tool (Manager.Shell)          promotion (Manager.Run)
+//	Shell setting     job (Start/Check/Wait/Stop)   shell tool (Manager.ShellTool)          promotion (Manager.Run)
 //	KillGrace         Options.KillGrace, 0: Shell's the same                            the same
 //	MaxOutputChars    Options.MaxOutputChars, 0: Shell's (every Text)                   Result.TextLimit
 //	KeepANSI          Options.KeepANSI or Shell's   the same                            the same
@@ -71,7 +71,7 @@
 // means DefaultWait, at most MaxWait). A background job has no time limit
 // unless Run's Request.Timeout gives it one. PersistCwd does not apply.
 //
-// [Manager.Shell] is pydantic-ai-harness's persistent `shell` tool: a job
+// [Manager.ShellTool] is pydantic-ai-harness's persistent `shell` tool: a job
 // with one combined log, waited on in the foreground for up to 270 s, with
 // the handles (PID, the kill command for the whole tree, log and status
 // paths) last in the result, where no output cap cuts them. While it

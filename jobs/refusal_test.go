@@ -75,13 +75,13 @@ func TestRefusalShape(t *testing.T) {
 	in, err = m.Input(ctx, jobs.InputRequest{ID: running, Text: "x"})
 	check("Input no pipe", in, err, in.Err, jobs.ErrNoStdin, "was not started with stdin")
 
-	sr, err := m.Shell(ctx, jobs.ShellRequest{Command: "rm -rf x"})
+	sr, err := m.ShellTool(ctx, jobs.ShellRequest{Command: "rm -rf x"})
 	check("Shell denied", sr, err, sr.Err, shellcap.ErrDenied, "")
-	sr, err = m.Shell(ctx, jobs.ShellRequest{Command: "true", Mode: "sideways"})
+	sr, err = m.ShellTool(ctx, jobs.ShellRequest{Command: "true", Mode: "sideways"})
 	check("Shell mode", sr, err, sr.Err, jobs.ErrBadMode, "mode must be")
-	sr, err = m.Shell(ctx, jobs.ShellRequest{Command: "true", Timeout: time.Hour})
+	sr, err = m.ShellTool(ctx, jobs.ShellRequest{Command: "true", Timeout: time.Hour})
 	check("Shell timeout", sr, err, sr.Err, shellcap.ErrTimeoutRange, "")
-	sr, err = m.Shell(ctx, jobs.ShellRequest{Command: "true"})
+	sr, err = m.ShellTool(ctx, jobs.ShellRequest{Command: "true"})
 	check("Shell over MaxJobs", sr, err, sr.Err, jobs.ErrTooManyJobs, "")
 
 	rr, err := m.Run(ctx, shellcap.Request{Command: "rm -rf x"}, time.Second)

@@ -54,7 +54,7 @@ func TestKillGraceFromShell(t *testing.T) {
 			if err != nil || res.Err != nil {
 				t.Fatalf("Start: %v %v", err, res.Err)
 			}
-			sr, err := m.Shell(ctx, jobs.ShellRequest{Command: "sleep 300", Mode: jobs.Background})
+			sr, err := m.ShellTool(ctx, jobs.ShellRequest{Command: "sleep 300", Mode: jobs.Background})
 			if err != nil || sr.Err != nil {
 				t.Fatalf("Shell: %v %v", err, sr.Err)
 			}
@@ -144,7 +144,7 @@ func outputsOf(t *testing.T, m *jobs.Manager, command string) map[string]string 
 		t.Fatal(err)
 	}
 	out["Check"] = c.Text()
-	sr, err := m.Shell(ctx, jobs.ShellRequest{Command: command, Timeout: time.Minute})
+	sr, err := m.ShellTool(ctx, jobs.ShellRequest{Command: command, Timeout: time.Minute})
 	if err != nil || sr.Err != nil || !sr.Finished {
 		t.Fatalf("Shell: %v %+v", err, sr)
 	}
@@ -172,7 +172,7 @@ func TestTimeoutsFromShell(t *testing.T) {
 	// waited the package's own 30 s default would end with the context.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	sr, err := m.Shell(ctx, jobs.ShellRequest{Command: "sleep 600"})
+	sr, err := m.ShellTool(ctx, jobs.ShellRequest{Command: "sleep 600"})
 	if err != nil || sr.Err != nil || sr.Finished {
 		t.Fatalf("Shell with the default timeout: %v %+v", err, sr)
 	}
@@ -180,7 +180,7 @@ func TestTimeoutsFromShell(t *testing.T) {
 		t.Fatal(err)
 	}
 	const msg = "The timeout must be greater than zero and at most 5s (got 6s)."
-	sr, err = m.Shell(ctxFor(t), jobs.ShellRequest{Command: "true", Timeout: 6 * time.Second})
+	sr, err = m.ShellTool(ctxFor(t), jobs.ShellRequest{Command: "true", Timeout: 6 * time.Second})
 	if err != nil || !errors.Is(sr.Err, shellcap.ErrTimeoutRange) || sr.ID != "" || sr.Text() != msg {
 		t.Fatalf("Shell over MaxTimeout: %v %+v %q", err, sr, sr.Text())
 	}

@@ -19,7 +19,7 @@ import (
 func shellEvents(t *testing.T, m *jobs.Manager, command string) (*jobs.ShellResult, string, []string) {
 	t.Helper()
 	var chunks []string
-	res, err := m.Shell(ctxFor(t), jobs.ShellRequest{Command: command, Timeout: time.Minute, OnEvent: func(e jobs.ShellEvent) {
+	res, err := m.ShellTool(ctxFor(t), jobs.ShellRequest{Command: command, Timeout: time.Minute, OnEvent: func(e jobs.ShellEvent) {
 		if e.Kind == jobs.ShellOutput {
 			chunks = append(chunks, e.Text)
 		}

@@ -174,13 +174,13 @@ func shellTimeouts(st core.Settings) (def, max time.Duration) {
 	return min(def, max), max
 }
 
-// Shell runs a command the way pydantic-ai-harness's persistent `shell`
+// ShellTool runs a command the way pydantic-ai-harness's persistent `shell`
 // tool does: as a job with one combined log that keeps running after the
 // call. Foreground waits up to the timeout (at most 270 s) and returns the
 // last 16,000 bytes of the log; Background returns the handles at once. If
 // ctx ends while a Foreground call waits, the job is stopped and its files
 // removed, and ctx's error is returned.
-func (m *Manager) Shell(ctx context.Context, req ShellRequest) (*ShellResult, error) {
+func (m *Manager) ShellTool(ctx context.Context, req ShellRequest) (*ShellResult, error) {
 	res := &ShellResult{Command: req.Command, maxChars: m.opts.MaxOutputChars}
 	if req.Mode != Foreground && req.Mode != Background && req.Mode != "" {
 		res.Err = refusal(ErrBadMode, "[Error: mode must be 'foreground' or 'background' (got "+textfmt.PyRepr(string(req.Mode))+")]")

@@ -20,7 +20,7 @@ var handlesRE = regexp.MustCompile("(\\{.*\\})\nPID: (\\d+) \\(use `kill -- -(\\
 func TestShellForeground(t *testing.T) {
 	m := newManager(t, jobs.Options{})
 	var events []jobs.ShellEvent
-	res, err := m.Shell(ctxFor(t), jobs.ShellRequest{
+	res, err := m.ShellTool(ctxFor(t), jobs.ShellRequest{
 		Command: "echo hello; echo oops >&2; exit 2",
 		Timeout: time.Minute,
 		OnEvent: func(e jobs.ShellEvent) { events = append(events, e) },
@@ -71,7 +71,7 @@ func TestShellForeground(t *testing.T) {
 
 func TestShellTruncatesAtALineBoundary(t *testing.T) {
 	m := newManager(t, jobs.Options{})
-	res, err := m.Shell(ctxFor(t), jobs.ShellRequest{Command: "seq 1 20000", Timeout: time.Minute})
+	res, err := m.ShellTool(ctxFor(t), jobs.ShellRequest{Command: "seq 1 20000", Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,11 +107,11 @@ func lineAt(off int64) int {
 func TestShellBackgroundAndForegroundTimeout(t *testing.T) {
 	m := newManager(t, jobs.Options{})
 	ctx := ctxFor(t)
-	bg, err := m.Shell(ctx, jobs.ShellRequest{Command: "sleep 300", Mode: jobs.Background})
+	bg, err := m.ShellTool(ctx, jobs.ShellRequest{Command: "sleep 300", Mode: jobs.Background})
 	if err != nil || bg.Finished || !strings.HasPrefix(bg.Text(), "{") {
 		t.Fatalf("background = %q, %v", bg.Text(), err)
 	}
-	fg, err := m.Shell(ctx, jobs.ShellRequest{Command: "echo waiting; sleep 300", Timeout: 200 * time.Millisecond})
+	fg, err := m.ShellTool(ctx, jobs.ShellRequest{Command: "echo waiting; sleep 300", Timeout: 200 * time.Millisecond})
 	if err != nil || fg.Finished || fg.ExitCode != nil {
 		t.Fatalf("foreground past its timeout = %q, %v", fg.Text(), err)
 	}
@@ -127,7 +127,7 @@ func TestShellBackgroundAndForegroundTimeout(t *testing.T) {
 		{Command: "true", Timeout: -1},
 		{Command: "true", Mode: "sideways"},
 	} {
-		res, err := m.Shell(ctx, bad)
+		res, err := m.ShellTool(ctx, bad)
 		if err != nil || res.Err == nil || res.ID != "" {
 			t.Errorf("Shell(%+v) = %q, %v", bad, res.Text(), err)
 		}
@@ -148,7 +148,7 @@ func TestShellCancelStopsTheJob(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}()
-	_, err := m.Shell(ctx, jobs.ShellRequest{Command: "echo up; sleep 300", Timeout: time.Minute, OnEvent: func(e jobs.ShellEvent) {
+	_, err := m.ShellTool(ctx, jobs.ShellRequest{Command: "echo up; sleep 300", Timeout: time.Minute, OnEvent: func(e jobs.ShellEvent) {
 		if e.Kind == jobs.ShellStarted {
 			started <- e.ID
 		}

@@ -30,7 +30,7 @@ func TestWorkspaceDeletedWhileJobsRun(t *testing.T) {
 	if err != nil || first.ID == "" {
 		t.Fatalf("Start: %v, %v", first, err)
 	}
-	bg, err := m.Shell(ctx, jobs.ShellRequest{Command: "sleep 300", Mode: jobs.Background})
+	bg, err := m.ShellTool(ctx, jobs.ShellRequest{Command: "sleep 300", Mode: jobs.Background})
 	if err != nil || bg.ID == "" {
 		t.Fatalf("Shell: %v, %v", bg, err)
 	}
@@ -57,7 +57,7 @@ func TestWorkspaceDeletedWhileJobsRun(t *testing.T) {
 	}
 	_, err = m.Start(ctx, jobs.StartRequest{Command: "echo hi"})
 	refused("Start", err)
-	_, err = m.Shell(ctx, jobs.ShellRequest{Command: "echo hi"})
+	_, err = m.ShellTool(ctx, jobs.ShellRequest{Command: "echo hi"})
 	refused("Shell", err)
 	_, err = m.Run(ctx, shellcap.Request{Command: "echo hi"}, time.Millisecond)
 	refused("Run", err)

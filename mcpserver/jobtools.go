@@ -282,7 +282,7 @@ func (s *Server) shellTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		}
 	}
 	ctx, approval := s.withApproval(ctx, req, command)
-	res, err := s.opts.Jobs.Shell(ctx, r)
+	res, err := s.opts.Jobs.ShellTool(ctx, r)
 	p.stop()
 	if err != nil {
 		return s.callError(err)
