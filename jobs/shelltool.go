@@ -157,7 +157,9 @@ func (r *ShellResult) Text() string {
 // ShellTimeouts returns the default and the longest wait of a foreground
 // Shell call for this Manager: the Shell's DefaultTimeout and MaxTimeout,
 // within MaxShellTimeout. Front ends state them in the tool's schema.
-func (m *Manager) ShellTimeouts() (def, max time.Duration) { return shellTimeouts(core.Of(m.sh).Settings) }
+func (m *Manager) ShellTimeouts() (def, max time.Duration) {
+	return shellTimeouts(core.Of(m.sh).Settings)
+}
 
 // shellTimeouts are the default and the longest wait of a Foreground
 // Shell call: the Shell's DefaultTimeout and MaxTimeout, within
