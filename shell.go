@@ -48,6 +48,10 @@ type Shell struct {
 // New validates opts and returns a Shell. A missing workspace, an invalid
 // environment variable or a bad limit is an error wrapping
 // ErrInvalidOptions (as *OptionError, naming the field).
+//
+// New marks the descriptors this process inherited without close-on-exec
+// as close-on-exec, so that none reaches a command (os/exec would pass
+// them on to every child).
 func New(opts Options) (*Shell, error) {
 	o := opts
 	o.Env = cloneMap(opts.Env)
@@ -59,6 +63,9 @@ func New(opts Options) (*Shell, error) {
 	root, err := resolveWorkspace(o.Workspace)
 	if err != nil {
 		return nil, err
+	}
+	if err := closeInheritedOnExec(); err != nil {
+		return nil, fmt.Errorf("shellcap: cannot keep inherited descriptors from commands: %w", err)
 	}
 	o.Workspace = root
 	shellPath, err := resolveShell(o.ShellPath)
