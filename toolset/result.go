@@ -1,4 +1,4 @@
-package mcpserver
+package toolset
 
 import (
 	"context"
@@ -8,12 +8,49 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/session"
 )
+
+// Result is what one tool call gives back: the text the model reads, the
+// structured result beside it, and whether it is an error.
+type Result struct {
+	// Text is exactly what the tool's result renders for the model
+	// ([shellcap.Result.Text] for a command).
+	Text string
+	// Notices are the finished-job notices of the conversation not yet
+	// told to the model, one bracketed line each followed by the end of
+	// the job's output; empty when there are none. A host shows them after
+	// Text, in a block of their own (see [Result.ModelText]).
+	Notices string
+	// Structured is the structured result (it marshals to JSON matching
+	// the tool's OutputSchema, when it has one); nil for a call that could
+	// not be carried out.
+	Structured any
+	// Err is why the call did not do what was asked (a refused command,
+	// an unknown job ID, a bad argument, a host-side failure); nil when it
+	// did, including a command that ran and exited non-zero.
+	Err error
+	// IsError is Err != nil: the one place that derives a transport's
+	// error flag (MCP isError, Anthropic is_error).
+	IsError bool
+	// Pending, when set, means the call ended waiting for the user's
+	// answer (Hooks.Interrupt): nothing ran. Call again with the same
+	// arguments and Hooks.Answer set to the user's answer to it.
+	Pending *Question
+
+	notices  bool     // the result comes with the conversation's notices
+	reported []string // jobs the result itself reports finished
+}
+
+// ModelText is Text, then the notices, if any, on lines of their own.
+func (r *Result) ModelText() string {
+	if r.Notices == "" {
+		return r.Text
+	}
+	return r.Text + "\n" + r.Notices
+}
 
 // resultError is the error a tool's result reports, nil when the
 // operation did what was asked (a command that ran and exited non-zero
@@ -44,39 +81,38 @@ func resultError(res any) error {
 	return nil
 }
 
-// toolResult is every tool result the server sends: the content, the
-// structured content, and isError derived from res by resultError. It is
-// the one place that sets IsError.
-func toolResult(content []mcp.Content, structured any, res any) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: content, StructuredContent: structured, IsError: resultError(res) != nil}
+// newResult is every result a tool returns: the text, the structured
+// result, and Err and IsError derived from res by resultError.
+func newResult(text string, structured any, res any) *Result {
+	err := resultError(res)
+	return &Result{Text: text, Structured: structured, Err: err, IsError: err != nil}
 }
 
-// toolError is the result of a call that could not be carried out: a bad
-// argument, an unknown session, a server shutting down.
-func toolError(msg string) *mcp.CallToolResult {
-	return toolResult([]mcp.Content{&mcp.TextContent{Text: msg}}, nil, errors.New(msg))
+// errorResult is the result of a call that could not be carried out: a
+// bad argument, an unknown session, a toolset shutting down.
+func errorResult(msg string) *Result {
+	return newResult(msg, nil, errors.New(msg))
 }
 
 // callError decides what becomes of an error an executor returned instead
 // of a result (Shell.Run, a session, the job Manager): it is the one place
-// that chooses between a tool result and a JSON-RPC error.
+// that chooses between a result and an error of the call.
 //
-// A host-side failure the model can act on is a tool result with isError
-// and a message saying what happened and what to do: a workspace that
-// vanished, bash missing from the PATH, a closed Shell or session, too
-// many open files, a sandbox that cannot start a command. Only a call
-// that was cancelled (by the client, or by the server shutting down)
-// stays a JSON-RPC error: no one is waiting to read a result.
-func (s *Server) callError(err error) (*mcp.CallToolResult, error) {
+// A host-side failure the model can act on is a result with IsError and a
+// message saying what happened and what to do: a workspace that vanished,
+// bash missing from the PATH, a closed Shell or session, too many open
+// files, a sandbox that cannot start a command. Only a call that was
+// cancelled stays an error: no one is waiting to read a result.
+func (ts *Toolset) callError(err error) (*Result, error) {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}
-	return toolError(s.hostMessage(err)), nil
+	return errorResult(ts.hostMessage(err)), nil
 }
 
 // hostMessage words a host-side failure for the model.
-func (s *Server) hostMessage(err error) string {
-	ws := s.opts.Shell.Workspace()
+func (ts *Toolset) hostMessage(err error) string {
+	ws := ts.opts.Shell.Workspace()
 	switch {
 	case errors.Is(err, shellcap.ErrWorkspaceGone) || workspaceGone(ws):
 		return fmt.Sprintf("The server could not carry out this call: the workspace %s no longer exists or is not a directory (it was removed or replaced while the server runs). No command can run until it is restored; ask the user to recreate it or restart the server on an existing directory.", ws)
