@@ -65,7 +65,10 @@ func decodeArgs(tool string, raw json.RawMessage, v any) *Result {
 	case errors.As(err, &ae):
 		msg = ae.Error()
 	case errors.As(err, &te) && te.Field != "":
-		msg = fmt.Sprintf("argument %s must be a %s, not a JSON %s", cut(te.Field), jsonKind(te.Type.Kind().String()), te.Value)
+		// The arguments are flat: the field path names Go's embedded
+		// structs (idArgs.command_id), not the model's JSON.
+		field := te.Field[strings.LastIndex(te.Field, ".")+1:]
+		msg = fmt.Sprintf("argument %s must be a %s, not a JSON %s", cut(field), jsonKind(te.Type.Kind().String()), te.Value)
 	case strings.HasPrefix(err.Error(), `json: unknown field "`):
 		name := strings.TrimSuffix(strings.TrimPrefix(err.Error(), `json: unknown field "`), `"`)
 		msg = fmt.Sprintf("unknown argument %s", Echo(name))
