@@ -20,28 +20,28 @@ import (
 // timeouts in seconds, and echoed input cut to a length a message can
 // carry.
 
-// MaxEcho is how many characters of the model's own input a message
+// maxEcho is how many characters of the model's own input a message
 // repeats; the rest is replaced by an ellipsis.
-const MaxEcho = 100
+const maxEcho = 100
 
 // MinTimeout is the shortest timeout a tool accepts (timeout_seconds of
 // run_command, bash and wait_command, timeout of shell). Shorter values,
 // which would round to no timeout at all, are refused.
 const MinTimeout = time.Millisecond
 
-// Echo quotes the model's input s for a message, cut to MaxEcho
+// Echo quotes the model's input s for a message, cut to maxEcho
 // characters with an ellipsis.
 func Echo(s string) string { return strconv.Quote(cut(s)) }
 
-// cut shortens s to MaxEcho characters, ending it with an ellipsis when
+// cut shortens s to maxEcho characters, ending it with an ellipsis when
 // anything was dropped; invalid UTF-8 is replaced.
 func cut(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
-	if utf8.RuneCountInString(s) <= MaxEcho {
+	if utf8.RuneCountInString(s) <= maxEcho {
 		return s
 	}
 	r := []rune(s)
-	return string(r[:MaxEcho-1]) + "…"
+	return string(r[:maxEcho-1]) + "…"
 }
 
 // decodeArgs unmarshals the arguments of tool strictly into v: an unknown

@@ -51,3 +51,28 @@ func TestProgressHooks(t *testing.T) {
 		}
 	}
 }
+
+// TestRunResult: the command tools hand the host the command's own
+// result, to map onto its output shape; other tools do not.
+func TestRunResult(t *testing.T) {
+	ts := newToolset(t, shellcap.Options{}, toolset.Options{})
+	conv := ts.Conversation("run")
+	defer conv.Close()
+	for _, tc := range []struct {
+		tool, args string
+		exit       int
+		timedOut   bool
+	}{
+		{toolset.RunCommand, `{"command":"exit 3"}`, 3, false},
+		{toolset.BashTool, `{"command":"(exit 4)"}`, 4, false},
+		{toolset.RunCommand, `{"command":"sleep 5","timeout_seconds":0.2}`, 0, true},
+	} {
+		res := call(t, conv, tc.tool, tc.args, toolset.Hooks{})
+		if res.Run == nil || res.Run.TimedOut != tc.timedOut || !tc.timedOut && res.Run.ExitCode != tc.exit {
+			t.Errorf("%s %s: Run %+v", tc.tool, tc.args, res.Run)
+		}
+	}
+	if res := call(t, conv, toolset.ListCommands, `{}`, toolset.Hooks{}); res.Run != nil {
+		t.Errorf("list_commands has a Run: %+v", res.Run)
+	}
+}

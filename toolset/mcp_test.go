@@ -166,3 +166,44 @@ func TestInvalidArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestSameDefinitionsAsMCP: the MCP server offers each tool exactly as
+// the toolset defines it: name, title, description, schemas, hints.
+func TestSameDefinitionsAsMCP(t *testing.T) {
+	cs, srv := mcpPair(t)
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := srv.Toolset().Tools()
+	if len(list.Tools) != len(tools) {
+		t.Fatalf("MCP lists %d tools, the toolset has %d", len(list.Tools), len(tools))
+	}
+	asJSON := func(v any) string { data, _ := json.Marshal(v); return string(data) }
+	offered := map[string]*mcp.Tool{}
+	for _, tool := range list.Tools {
+		offered[tool.Name] = tool
+	}
+	for _, def := range tools {
+		got := offered[def.Name]
+		if got == nil {
+			t.Errorf("%s: not offered over MCP", def.Name)
+			continue
+		}
+		if got.Title != def.Title || got.Description != def.Description {
+			t.Errorf("%s: MCP offers %q / %q", def.Name, got.Name, got.Title)
+		}
+		if asJSON(got.InputSchema) != asJSON(def.InputSchema) {
+			t.Errorf("%s: input schema\nMCP:     %s\ntoolset: %s", def.Name, asJSON(got.InputSchema), asJSON(def.InputSchema))
+		}
+		if def.OutputSchema != nil && asJSON(got.OutputSchema) != asJSON(def.OutputSchema) || def.OutputSchema == nil && got.OutputSchema != nil {
+			t.Errorf("%s: output schema differs", def.Name)
+		}
+		a := got.Annotations
+		if a == nil || a.ReadOnlyHint != def.Annotations.ReadOnly || a.IdempotentHint != def.Annotations.Idempotent ||
+			a.OpenWorldHint == nil || *a.OpenWorldHint != def.Annotations.OpenWorld ||
+			!def.Annotations.ReadOnly && (a.DestructiveHint == nil || *a.DestructiveHint != def.Annotations.Destructive) {
+			t.Errorf("%s: annotations %+v, defined %+v", def.Name, a, def.Annotations)
+		}
+	}
+}

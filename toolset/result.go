@@ -28,6 +28,11 @@ type Result struct {
 	// the tool's OutputSchema, when it has one); nil for a call that could
 	// not be carried out.
 	Structured any
+	// Run is the command's result, for a host that maps it onto its own
+	// output shape (exit code, timed out, truncation): set by run_command
+	// (unless the command was promoted to a job) and by bash when a
+	// command ran or was refused; nil otherwise.
+	Run *shellcap.Result
 	// Err is why the call did not do what was asked (a refused command,
 	// an unknown job ID, a bad argument, a host-side failure); nil when it
 	// did, including a command that ran and exited non-zero.
@@ -85,7 +90,14 @@ func resultError(res any) error {
 // result, and Err and IsError derived from res by resultError.
 func newResult(text string, structured any, res any) *Result {
 	err := resultError(res)
-	return &Result{Text: text, Structured: structured, Err: err, IsError: err != nil}
+	r := &Result{Text: text, Structured: structured, Err: err, IsError: err != nil}
+	switch v := res.(type) {
+	case *shellcap.Result:
+		r.Run = v
+	case bashResult:
+		r.Run = &v.res.Result
+	}
+	return r
 }
 
 // errorResult is the result of a call that could not be carried out: a

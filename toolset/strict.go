@@ -41,7 +41,7 @@ func strictSchema(s map[string]any) map[string]any {
 		strictProps[name] = ps
 	}
 	out["properties"] = strictProps
-	out["required"] = slices.Sorted(maps.Keys(strictProps))
+	out["required"] = append([]string{}, slices.Sorted(maps.Keys(strictProps))...)
 	out["additionalProperties"] = false
 	return out
 }
