@@ -3,6 +3,7 @@ package toolset_test
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -81,6 +82,9 @@ func TestSchemas(t *testing.T) {
 				if !slices.Contains(orig, name) && !slices.Contains(typ, "null") {
 					t.Errorf("strict: optional %s is not nullable: %v", name, p["type"])
 				}
+			}
+			if data, _ := json.Marshal(strict); !strings.Contains(string(data), `"required":[`) {
+				t.Errorf("strict: required is not a list: %s", data)
 			}
 			if len(req) != len(props) {
 				t.Errorf("strict: required %v, properties %d", req, len(props))
