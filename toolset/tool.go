@@ -82,7 +82,7 @@ func (t *Tool) Call(ctx context.Context, c *Conversation, args json.RawMessage, 
 	}
 	if st.pending != nil {
 		q := *st.pending
-		return &Result{Text: "The command awaits the user's approval: " + q.Command, Pending: &q}, nil
+		return &Result{Text: "The command awaits the user's approval: " + Echo(q.Command), Pending: &q}, nil
 	}
 	if res.notices {
 		c.finish(res, res.reported...)
