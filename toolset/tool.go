@@ -9,7 +9,8 @@ import (
 )
 
 // Tool is one tool, defined once: what a host tells the model about it,
-// and its handler.
+// and its handler. Its fields are shared by every host of the toolset:
+// read them, copy them, but do not modify them.
 type Tool struct {
 	// Name is the tool's name (RunCommand, BashTool, ...).
 	Name string
