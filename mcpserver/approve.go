@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/toolset"
 )
 
 // approvalInput is the input request ID of an approval elicitation.
@@ -18,45 +19,12 @@ const approvalInput = "approve_command"
 // answering an elicitation request.
 const modernProtocol = "2026-07-28"
 
-// approvalRound carries one tool call's approval state through the Shell
-// to ElicitApprover: the session, its scope, the client's answer from a
-// retried call (only when the call carried a round-trip state this server
-// issued for this session and command), and the question to ask when
-// there is no answer yet.
-type approvalRound struct {
-	srv     *Server
-	session *mcp.ServerSession
-	scope   *scope
-	command string
-	answer  *mcp.ElicitResult
-	asked   *mcp.ElicitParams
-}
-
-type approvalKey struct{}
-
-// withApproval prepares the approval state for one tool call. The answers
-// of a retried call count only when its state redeems a question this
-// server asked in this session about exactly this command; anything else
-// is ignored, and the user is asked.
-func (s *Server) withApproval(ctx context.Context, req *mcp.CallToolRequest, command string) (context.Context, *approvalRound) {
-	sc := s.scopeOf(ctx, req.Session)
-	r := &approvalRound{srv: s, session: req.Session, scope: sc, command: command}
-	if st := req.Params.RequestState; st != "" && modern(req.Session) && s.rounds.redeem(st, sc.key, command) {
-		r.answer, _ = req.Params.InputResponses[approvalInput].(*mcp.ElicitResult)
-	}
-	return context.WithValue(ctx, approvalKey{}, r), r
-}
-
 // ErrNoElicitation reports a client that cannot ask its user: it declared
 // no elicitation, or only URL-mode elicitation.
 var ErrNoElicitation = errors.New("the MCP client cannot ask its user for approval (no form elicitation support)")
 
 // ErrElicitationFailed reports a question the client did not answer.
 var ErrElicitationFailed = errors.New("the MCP client did not answer the approval request")
-
-// errInputRequired ends the first round of a call that needs the user's
-// answer; the tool then returns an input request instead of a result.
-var errInputRequired = errors.New("waiting for the user's answer")
 
 // ElicitApprover is a [shellcap.Approver] that asks the user through the
 // MCP client (form elicitation) about each command the policy wants
@@ -66,17 +34,62 @@ var errInputRequired = errors.New("waiting for the user's answer")
 // client that declared no form elicitation, or that fails to answer, gets
 // the command refused with the reason, as a tool result. An answer the
 // user asks to remember holds for the rest of that MCP session only.
+//
+// It is [toolset.Approve] with the MCP server's hooks; outside a tool
+// call of this package it refuses with ErrNoElicitation.
 func ElicitApprover(ctx context.Context, req shellcap.ApprovalRequest) (shellcap.Approval, error) {
-	r, _ := ctx.Value(approvalKey{}).(*approvalRound)
-	if r == nil || r.session == nil || !canElicit(r.session) {
+	if !toolset.InCall(ctx) {
 		return shellcap.Approval{}, ErrNoElicitation
 	}
-	if ok, known := r.srv.remembered(r.scope, req.Command); known {
-		return shellcap.Approval{Approved: ok, Reason: "the user refused this command earlier"}, nil
+	return toolset.Approve(ctx, req)
+}
+
+// approvalHooks are the approval hooks of one call. A client that cannot
+// show a form gets ErrNoElicitation; one of protocol 2026-07-28 is asked
+// by an input request (an interrupt: the call is retried with the answer,
+// which counts only with round-trip state this server issued for this
+// session and command); an older client is asked by an elicitation
+// request while the call waits.
+func (s *Server) approvalHooks(req *mcp.CallToolRequest, conv *toolset.Conversation) toolset.Hooks {
+	ss := req.Session
+	if ss == nil || !canElicit(ss) {
+		return toolset.Hooks{Approve: func(context.Context, toolset.Question) (toolset.Answer, error) {
+			return toolset.Answer{}, ErrNoElicitation
+		}}
 	}
-	question := &mcp.ElicitParams{
+	if !modern(ss) {
+		return toolset.Hooks{Approve: func(ctx context.Context, q toolset.Question) (toolset.Answer, error) {
+			res, err := ss.Elicit(ctx, question(q))
+			if err != nil {
+				return toolset.Answer{}, fmt.Errorf("%w: %v", ErrElicitationFailed, err)
+			}
+			return answerFrom(q.Command, res), nil
+		}}
+	}
+	h := toolset.Hooks{Interrupt: true}
+	command, ok := commandOf(req.Params.Arguments)
+	if st := req.Params.RequestState; st != "" && ok && s.rounds.redeem(st, roundKey(conv), command) {
+		if res, _ := req.Params.InputResponses[approvalInput].(*mcp.ElicitResult); res != nil {
+			a := answerFrom(command, res)
+			h.Answer = &a
+		}
+	}
+	return h
+}
+
+// roundKey binds approval round trips to the conversation of a session.
+func roundKey(conv *toolset.Conversation) string {
+	if conv == nil {
+		return "stateless"
+	}
+	return conv.ID()
+}
+
+// question is the elicitation form asking about q.
+func question(q toolset.Question) *mcp.ElicitParams {
+	return &mcp.ElicitParams{
 		Mode:    "form",
-		Message: "The agent wants to run:\n\n" + req.Command + "\n\n" + req.Decision.Reason + "\n\nAllow it?",
+		Message: q.Message(),
 		RequestedSchema: map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -85,30 +98,10 @@ func ElicitApprover(ctx context.Context, req shellcap.ApprovalRequest) (shellcap
 			},
 		},
 	}
-	var res *mcp.ElicitResult
-	switch {
-	case !modern(r.session):
-		var err error
-		if res, err = r.session.Elicit(ctx, question); err != nil {
-			return shellcap.Approval{}, fmt.Errorf("%w: %v", ErrElicitationFailed, err)
-		}
-	case r.answer != nil && req.Command == r.command:
-		res = r.answer
-		r.answer = nil // one answer, one command
-	default:
-		r.asked = question
-		return shellcap.Approval{}, errInputRequired
-	}
-	a := approvalFrom(res)
-	if a.Remember {
-		r.srv.remember(r.scope, req.Command, a.Approved)
-	}
-	a.Remember = false // remembered per session here, not by the Shell
-	return a, nil
 }
 
-func approvalFrom(res *mcp.ElicitResult) shellcap.Approval {
-	a := shellcap.Approval{Approved: res.Action == "accept"}
+func answerFrom(command string, res *mcp.ElicitResult) toolset.Answer {
+	a := toolset.Answer{Command: command, Approved: res.Action == "accept"}
 	if v, ok := res.Content["remember"].(bool); ok {
 		a.Remember = v && a.Approved
 	}
@@ -123,13 +116,10 @@ func approvalFrom(res *mcp.ElicitResult) shellcap.Approval {
 
 // inputRequest turns a pending question into the tool's answer, with a
 // fresh round-trip state bound to the session and the command.
-func (r *approvalRound) inputRequest() *mcp.CallToolResult {
-	if r.asked == nil {
-		return nil
-	}
+func (s *Server) inputRequest(conv *toolset.Conversation, q toolset.Question) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{approvalInput: r.asked},
-		RequestState:  r.srv.rounds.issue(r.scope.key, r.command),
+		InputRequests: mcp.InputRequestMap{approvalInput: question(q)},
+		RequestState:  s.rounds.issue(roundKey(conv), q.Command),
 	}
 }
 

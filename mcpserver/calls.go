@@ -2,11 +2,12 @@ package mcpserver
 
 import (
 	"context"
-	"slices"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shellcap/shellcap/toolset"
 )
 
 // trackCalls is the receiving middleware that ties every tool call to the
@@ -16,10 +17,10 @@ func (s *Server) trackCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}
-		if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil && !slices.Contains(s.tools, r.Params.Name) {
+		if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil && s.ts.Tool(r.Params.Name) == nil {
 			// A protocol error, as the SDK would make it, but repeating
 			// at most maxEcho characters of the name.
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool " + echo(r.Params.Name)}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool " + toolset.Echo(r.Params.Name)}
 		}
 		s.calls.begin()
 		defer s.calls.end()

@@ -16,6 +16,10 @@
 // output chunks are sent as progress notifications when the client asked
 // for progress; a cancelled call stops the command's whole process group.
 //
+// The tools themselves (definitions, schemas, argument decoding, texts,
+// conversations) are package toolset's; this package binds them to MCP:
+// each MCP session is a toolset conversation, output goes out as progress
+// notifications, and approvals are asked by elicitation ([ElicitApprover]).
 // This is the only package that imports the MCP SDK.
 //
 // # Security

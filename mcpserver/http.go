@@ -131,9 +131,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 	if err := opts.fill(); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	s.idleTimeout = opts.SessionIdleTimeout
-	s.mu.Unlock()
+	s.ts.SetShellIdleTimeout(opts.SessionIdleTimeout)
 	stateful := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:                       s.opts.Logger,
 		SessionTimeout:               opts.SessionIdleTimeout,

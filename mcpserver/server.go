@@ -3,10 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +13,7 @@ import (
 	"github.com/shellcap/shellcap/envprobe"
 	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/session"
+	"github.com/shellcap/shellcap/toolset"
 )
 
 // Options configures a Server. Shell is required; everything else has a
@@ -77,39 +75,30 @@ type Options struct {
 
 // Executor runs one command and reports what happened, as Shell.Run does.
 // *container.Executor is one.
-type Executor interface {
-	Run(ctx context.Context, req shellcap.Request) (*shellcap.Result, error)
-}
+type Executor = toolset.Executor
 
 // ErrUnknownTool reports a tool name in Options.Tools that the server
-// does not know or cannot back.
-var ErrUnknownTool = errors.New("mcpserver: unknown tool")
+// does not know or cannot back. It is toolset.ErrUnknownTool.
+var ErrUnknownTool = toolset.ErrUnknownTool
 
-// Server is an MCP server exposing shellcap's tools.
+// Server is an MCP server exposing shellcap's tools: a thin binding of
+// package toolset's.
 type Server struct {
-	opts  Options
-	mcp   *mcp.Server
-	tools []string
+	opts Options
+	ts   *toolset.Toolset
+	mcp  *mcp.Server
 
-	stateless   *mcp.Server // the same tools for sessionless HTTP clients
-	rounds      *roundTrips
-	unsubscribe func()
-	idleTimeout time.Duration // HTTPOptions.SessionIdleTimeout, once served
+	stateless *mcp.Server // the same tools for sessionless HTTP clients
+	rounds    *roundTrips
 
 	base      context.Context // ends when CancelCalls is called
 	stopCalls context.CancelFunc
 	calls     *activity // tool calls in progress
 	posts     *activity // HTTP requests other than event streams in progress
 
-	mu     sync.Mutex
-	scopes map[*mcp.ServerSession]*scope
-	stdio  map[*mcp.ServerSession]bool
-	owners map[string]*scope     // job ID -> the scope that started it
-	shells map[string]*bashShell // bash shells by handle
-	// unclaimed holds the notices of jobs that finished before the session
-	// that started them was recorded.
-	unclaimed map[string]string
-	closed    bool
+	mu    sync.Mutex
+	convs map[*mcp.ServerSession]*toolset.Conversation
+	stdio map[*mcp.ServerSession]bool
 }
 
 // New builds the server and registers its tools. A read-only workspace
@@ -117,9 +106,6 @@ type Server struct {
 func New(opts Options) (*Server, error) {
 	if opts.Shell == nil {
 		return nil, errors.New("mcpserver: Options.Shell is required")
-	}
-	if opts.Executor != nil && opts.ForegroundTimeout > 0 {
-		return nil, errors.New("mcpserver: option ForegroundTimeout: needs run_command on the Shell: with an Executor a promoted command would continue on the host")
 	}
 	if opts.Name == "" {
 		opts.Name = "shellcap"
@@ -130,40 +116,32 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	ts, err := toolset.New(toolset.Options{
+		Shell:             opts.Shell,
+		Tools:             opts.Tools,
+		Jobs:              opts.Jobs,
+		ForegroundTimeout: opts.ForegroundTimeout,
+		Executor:          opts.Executor,
+		Session:           opts.Session,
+		ShareJobs:         opts.ShareJobs,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if opts.Shell.ReadOnly() {
+		opts.Logger.Warn("mcpserver: the workspace is read-only; no command tools are offered")
+	}
 	s := &Server{
-		opts:      opts,
-		rounds:    newRoundTrips(),
-		scopes:    map[*mcp.ServerSession]*scope{},
-		stdio:     map[*mcp.ServerSession]bool{},
-		owners:    map[string]*scope{},
-		shells:    map[string]*bashShell{},
-		unclaimed: map[string]string{},
+		opts:   opts,
+		ts:     ts,
+		rounds: newRoundTrips(),
+		convs:  map[*mcp.ServerSession]*toolset.Conversation{},
+		stdio:  map[*mcp.ServerSession]bool{},
 	}
 	s.base, s.stopCalls = context.WithCancel(context.Background())
 	s.calls, s.posts = newActivity(), newActivity()
-	available := s.available()
-	tools := opts.Tools
-	if tools == nil {
-		tools = available
-	}
-	for _, name := range tools {
-		if !slices.Contains(available, name) {
-			if slices.Contains(AllTools, name) {
-				return nil, fmt.Errorf("%w: %s is not available with this configuration", ErrUnknownTool, name)
-			}
-			return nil, fmt.Errorf("%w: %q (known: %s)", ErrUnknownTool, name, strings.Join(AllTools, ", "))
-		}
-	}
-	if opts.Shell.ReadOnly() {
-		tools = nil
-		opts.Logger.Warn("mcpserver: the workspace is read-only; no command tools are offered")
-	}
-	s.tools = tools
 	s.mcp = s.newMCP(false)
 	s.stateless = s.newMCP(true)
-	if opts.Jobs != nil && len(tools) > 0 {
-		s.unsubscribe = opts.Jobs.Subscribe(s.jobFinished)
-	}
 	return s, nil
 }
 
@@ -186,8 +164,8 @@ func (s *Server) newMCP(stateless bool) *mcp.Server {
 	if s.opts.Environment != nil {
 		addEnvironmentResource(srv, s.opts.Environment)
 	}
-	for _, name := range s.tools {
-		s.register(srv, name)
+	for _, t := range s.ts.Tools() {
+		s.register(srv, t)
 	}
 	return srv
 }
@@ -195,52 +173,21 @@ func (s *Server) newMCP(stateless bool) *mcp.Server {
 // Close ends every bash shell and stops listening for job events. Jobs
 // keep running.
 func (s *Server) Close() error {
-	if s.unsubscribe != nil {
-		s.unsubscribe()
-	}
 	s.stopCalls()
-	s.mu.Lock()
-	s.closed = true
-	shells := s.shells
-	s.shells = map[string]*bashShell{}
-	s.mu.Unlock()
-	for _, b := range shells {
-		b.close()
-	}
-	return nil
-}
-
-// available lists the tools this configuration can back.
-func (s *Server) available() []string {
-	if s.opts.Executor != nil {
-		return []string{RunCommand}
-	}
-	if s.opts.Jobs == nil {
-		return []string{RunCommand, BashTool}
-	}
-	return []string{RunCommand, StartCommand, CheckCommand, WaitCommand, SendInput, StopCommand, ListCommands, ShellTool, BashTool}
-}
-
-func (s *Server) register(srv *mcp.Server, name string) {
-	switch name {
-	case RunCommand:
-		srv.AddTool(&mcp.Tool{
-			Name:         RunCommand,
-			Title:        "Run a shell command",
-			Description:  runCommandDescription,
-			InputSchema:  s.runCommandSchema(),
-			OutputSchema: s.runCommandOutputSchema(),
-			Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
-		}, s.runCommand)
-	case BashTool:
-		s.registerBash(srv)
-	default:
-		s.registerJobTool(srv, name)
-	}
+	return s.ts.Close()
 }
 
 // Tools lists the names of the tools offered.
-func (s *Server) Tools() []string { return slices.Clone(s.tools) }
+func (s *Server) Tools() []string {
+	var names []string
+	for _, t := range s.ts.Tools() {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+// Toolset returns the toolset the server binds.
+func (s *Server) Toolset() *toolset.Toolset { return s.ts }
 
 // MCP returns the underlying SDK server, to run on any transport. Each
 // connection gets its own scope (see Options.ShareJobs). Prefer ServeStdio

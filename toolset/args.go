@@ -1,4 +1,4 @@
-package mcpserver
+package toolset
 
 import (
 	"bytes"
@@ -11,28 +11,27 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/textfmt"
 )
 
 // This file is the one argument decoder every tool handler uses: strict
-// decoding, required arguments, timeouts in seconds, and echoed input cut
-// to a length a message can carry.
+// decoding, required arguments, null for an absent optional argument,
+// timeouts in seconds, and echoed input cut to a length a message can
+// carry.
 
 // maxEcho is how many characters of the model's own input a message
 // repeats; the rest is replaced by an ellipsis.
 const maxEcho = 100
 
-// minTimeout is the shortest timeout a tool accepts (timeout_seconds of
+// MinTimeout is the shortest timeout a tool accepts (timeout_seconds of
 // run_command, bash and wait_command, timeout of shell). Shorter values,
 // which would round to no timeout at all, are refused.
-const minTimeout = time.Millisecond
+const MinTimeout = time.Millisecond
 
-// echo quotes the model's input s for a message, cut to maxEcho
+// Echo quotes the model's input s for a message, cut to maxEcho
 // characters with an ellipsis.
-func echo(s string) string { return strconv.Quote(cut(s)) }
+func Echo(s string) string { return strconv.Quote(cut(s)) }
 
 // cut shortens s to maxEcho characters, ending it with an ellipsis when
 // anything was dropped; invalid UTF-8 is replaced.
@@ -45,12 +44,12 @@ func cut(s string) string {
 	return string(r[:maxEcho-1]) + "…"
 }
 
-// decodeArgs unmarshals the tool arguments strictly into v: an unknown
+// decodeArgs unmarshals the arguments of tool strictly into v: an unknown
 // argument or a value of the wrong type is a result for the model (nil
-// when the arguments decoded).
-func decodeArgs(req *mcp.CallToolRequest, v any) *mcp.CallToolResult {
-	raw := req.Params.Arguments
-	if len(raw) == 0 || string(raw) == "null" {
+// when the arguments decoded). JSON null for an argument is the same as
+// leaving it out.
+func decodeArgs(tool string, raw json.RawMessage, v any) *Result {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		raw = []byte("{}")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -66,14 +65,17 @@ func decodeArgs(req *mcp.CallToolRequest, v any) *mcp.CallToolResult {
 	case errors.As(err, &ae):
 		msg = ae.Error()
 	case errors.As(err, &te) && te.Field != "":
-		msg = fmt.Sprintf("argument %s must be a %s, not a JSON %s", cut(te.Field), jsonKind(te.Type.Kind().String()), te.Value)
+		// The arguments are flat: the field path names Go's embedded
+		// structs (idArgs.command_id), not the model's JSON.
+		field := te.Field[strings.LastIndex(te.Field, ".")+1:]
+		msg = fmt.Sprintf("argument %s must be a %s, not a JSON %s", cut(field), jsonKind(te.Type.Kind().String()), te.Value)
 	case strings.HasPrefix(err.Error(), `json: unknown field "`):
 		name := strings.TrimSuffix(strings.TrimPrefix(err.Error(), `json: unknown field "`), `"`)
-		msg = fmt.Sprintf("unknown argument %s", echo(name))
+		msg = fmt.Sprintf("unknown argument %s", Echo(name))
 	default:
 		msg = cut(err.Error())
 	}
-	return toolError(fmt.Sprintf("Invalid arguments for %s: %s.", cut(req.Params.Name), msg))
+	return errorResult(fmt.Sprintf("Invalid arguments for %s: %s.", cut(tool), msg))
 }
 
 // jsonKind names a Go kind the way the model's JSON does.
@@ -98,10 +100,10 @@ func (e *argError) Error() string { return e.msg }
 
 // required returns the value of a required argument, or the result
 // saying it is missing.
-func required[T any](v *T, name string) (T, *mcp.CallToolResult) {
+func required[T any](v *T, name string) (T, *Result) {
 	if v == nil {
 		var zero T
-		return zero, toolError(fmt.Sprintf("missing required argument %q", name))
+		return zero, errorResult(fmt.Sprintf("missing required argument %q", name))
 	}
 	return *v, nil
 }
@@ -131,7 +133,7 @@ func (s *seconds) UnmarshalJSON(b []byte) error {
 
 // duration converts a timeout argument named name: absent is zero (the
 // default) unless it is required; anything that is not a number of
-// seconds from minTimeout to max is refused with the range, in the words
+// seconds from MinTimeout to max is refused with the range, in the words
 // the Shell uses for run_command (a *shellcap.RequestError matching
 // shellcap.ErrTimeoutRange).
 func (s seconds) duration(name string, max time.Duration, isRequired bool) (time.Duration, error) {
@@ -141,9 +143,9 @@ func (s seconds) duration(name string, max time.Duration, isRequired bool) (time
 		}
 		return 0, nil
 	}
-	if math.IsNaN(s.v) || s.v < minTimeout.Seconds() || s.v > max.Seconds() {
+	if math.IsNaN(s.v) || s.v < MinTimeout.Seconds() || s.v > max.Seconds() {
 		return 0, &shellcap.RequestError{Kind: shellcap.ErrTimeoutRange, Msg: fmt.Sprintf("%s must be at least %s and at most %s (got %s).",
-			name, textfmt.FormatSeconds(minTimeout), textfmt.FormatSeconds(max), cut(s.text))}
+			name, textfmt.FormatSeconds(MinTimeout), textfmt.FormatSeconds(max), cut(s.text))}
 	}
 	return time.Duration(s.v * float64(time.Second)), nil
 }
