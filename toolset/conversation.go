@@ -167,6 +167,10 @@ func (ts *Toolset) jobFinished(e jobs.Event) {
 	defer ts.mu.Unlock()
 	owner, known := ts.owners[e.ID]
 	delete(ts.owners, e.ID)
+	if ts.told[e.ID] {
+		delete(ts.told, e.ID) // a result already said it
+		return
+	}
 	var to []*Conversation
 	if owner != nil && !owner.closed {
 		to = []*Conversation{owner}
@@ -201,6 +205,15 @@ func (c *Conversation) finish(r *Result, reported ...string) *Result {
 	c.ts.mu.Lock()
 	notices := c.notices
 	c.notices = nil
+	for _, id := range reported {
+		if id == "" {
+			continue
+		}
+		if len(c.ts.told) >= maxUnclaimed {
+			clear(c.ts.told)
+		}
+		c.ts.told[id] = true
+	}
 	c.ts.mu.Unlock()
 	var blocks []string
 	for _, n := range notices {

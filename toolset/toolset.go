@@ -96,6 +96,11 @@ type Toolset struct {
 	// unclaimed holds the notices of jobs that finished before the
 	// conversation that started them was recorded.
 	unclaimed map[string]string
+	// told holds the IDs of jobs a result already reported finished
+	// (check, wait, stop, the shell tool) before their finished event
+	// arrived: the event, which the Manager delivers on its own time, is
+	// then not told again.
+	told map[string]bool
 	idle      time.Duration // how long an unowned bash shell is kept unused
 	closed    bool
 }
@@ -114,6 +119,7 @@ func New(opts Options) (*Toolset, error) {
 		owners:        map[string]*Conversation{},
 		shells:        map[string]*bashShell{},
 		unclaimed:     map[string]string{},
+		told:          map[string]bool{},
 		idle:          30 * time.Minute,
 	}
 	available := ts.available()
