@@ -100,9 +100,9 @@ type Toolset struct {
 	// (check, wait, stop, the shell tool) before their finished event
 	// arrived: the event, which the Manager delivers on its own time, is
 	// then not told again.
-	told map[string]bool
-	idle      time.Duration // how long an unowned bash shell is kept unused
-	closed    bool
+	told   map[string]bool
+	idle   time.Duration // how long an unowned bash shell is kept unused
+	closed bool
 }
 
 // New builds the toolset. A read-only workspace offers no tools.
