@@ -65,3 +65,10 @@ func (a *Adapter) call(ctx context.Context, t *toolset.Tool, args []byte) (strin
 	}
 	return res.ModelText(), nil
 }
+
+// Toolset returns the toolset the adapter offers.
+func (a *Adapter) Toolset() *toolset.Toolset { return a.ts }
+
+// Conversation returns the conversation the adapter's calls run in (nil:
+// stateless).
+func (a *Adapter) Conversation() *toolset.Conversation { return a.conv }

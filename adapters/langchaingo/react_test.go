@@ -250,4 +250,3 @@ func TestReActApproval(t *testing.T) {
 		})
 	}
 }
-
