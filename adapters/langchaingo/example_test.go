@@ -61,7 +61,7 @@ func Example() {
 		}
 		more, _ := shell.Respond(ctx, choice)
 		msgs = append(msgs, more...)
-		fmt.Print(more[1].Parts[0].(llms.ToolCallResponse).Content)
+		fmt.Println(more[1].Parts[0].(llms.ToolCallResponse).Content)
 	}
 	// Output:
 	// [stdout]
