@@ -57,11 +57,17 @@ func (a *Adapter) hooks() toolset.Hooks {
 }
 
 // call runs the tool t with the raw JSON arguments. The error is non-nil
-// only when ctx ended; everything else is in the text the model reads.
+// only when ctx ended, also during a command (whose result then says it
+// was cancelled): LangChainGo stops an agent run on a tool's error, and a
+// run whose context ended must stop. Everything else is in the text the
+// model reads.
 func (a *Adapter) call(ctx context.Context, t *toolset.Tool, args []byte) (string, error) {
 	res, err := t.Call(ctx, a.conv, args, a.hooks())
 	if err != nil {
 		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return res.ModelText(), err
 	}
 	return res.ModelText(), nil
 }

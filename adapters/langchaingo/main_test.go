@@ -137,3 +137,21 @@ func jobID(s string) string {
 
 // errAsk is a failing approver's error.
 var errAsk = errors.New("the terminal is gone")
+
+// waitOutput waits, as a user would before the next turn, until job id
+// has printed want (it goes through a pipe to the job's log, so it is not
+// there at once).
+func waitOutput(t *testing.T, a *langchaingo.Adapter, id, want string) {
+	t.Helper()
+	wait := a.Toolset().Tool(toolset.WaitCommand)
+	for range 100 {
+		res, err := wait.Call(testCtx(t), a.Conversation(), []byte(`{"command_id":"`+id+`","timeout_seconds":0.1}`), toolset.Hooks{})
+		if err != nil || res.IsError {
+			t.Fatalf("wait_command %s: %v %+v", id, err, res)
+		}
+		if strings.Contains(res.Text, want) {
+			return
+		}
+	}
+	t.Fatalf("job %s never printed %q", id, want)
+}

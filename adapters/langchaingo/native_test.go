@@ -153,8 +153,11 @@ func TestNativeToolCalling(t *testing.T) {
 		step(turn3), step(none),
 	}}
 	var msgs []llms.MessageContent
-	for _, user := range []string{"Set up the server.", "Is it up?", "Stop it."} {
+	for i, user := range []string{"Set up the server.", "Is it up?", "Stop it."} {
 		msgs, _ = converse(t, a, model, msgs, user)
+		if i == 0 {
+			waitOutput(t, a, job, "listening")
+		}
 	}
 	if err := model.done(); err != nil {
 		t.Fatal(err)

@@ -175,9 +175,12 @@ func TestReActTurns(t *testing.T) {
 	}
 	conversation := agents.NewConversationalAgent(model, a.Tools())
 	exec := agents.NewExecutor(conversation, agents.WithMemory(memory.NewConversationBuffer()), agents.WithMaxIterations(4))
-	for _, turn := range turns {
+	for i, turn := range turns {
 		if turn.input == "" {
 			continue
+		}
+		if i > 0 && len(prompts) > 0 {
+			waitOutput(t, a, jobID(prompts[len(prompts)-1]), "listening")
 		}
 		if _, err := chains.Run(testCtx(t), exec, turn.input); err != nil {
 			t.Fatalf("turn %q: %v", turn.input, err)
