@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -12,11 +13,21 @@ import (
 
 	"github.com/shellcap/shellcap"
 	langchaingo "github.com/shellcap/shellcap/adapters/langchaingo"
+	"github.com/shellcap/shellcap/internal/leaktest"
 	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/policy"
 	"github.com/shellcap/shellcap/toolset"
 	"github.com/tmc/langchaingo/llms"
 )
+
+// testMark is in the environment of every command the tests start, so
+// that TestMain finds any process left behind.
+var testMark = leaktest.Mark("SCTEST_LANGCHAINGO_MARK")
+
+// TestMain fails the run on leaked goroutines, processes and descriptors.
+func TestMain(m *testing.M) {
+	os.Exit(leaktest.Main(m, testMark, 5*time.Second))
+}
 
 // setup builds a real Shell (unconfined) in a fresh workspace with the
 // given policy and toolset.Approve as its approver, a job Manager, a
@@ -24,7 +35,7 @@ import (
 func setup(t *testing.T, rules policy.Rules, opts langchaingo.Options) (*langchaingo.Adapter, string) {
 	t.Helper()
 	ws := t.TempDir()
-	sh, err := shellcap.New(shellcap.Options{Workspace: ws, Policy: rules, Approve: toolset.Approve})
+	sh, err := shellcap.New(shellcap.Options{Workspace: ws, Policy: rules, Approve: toolset.Approve, Env: leaktest.Env(testMark)})
 	if err != nil {
 		t.Fatal(err)
 	}
