@@ -5,6 +5,7 @@ import (
 	"errors"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/chains"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -81,5 +82,31 @@ func TestContextEnds(t *testing.T) {
 	choice := toolCalls([]call{{"x1", "run_command", `{"command":"echo started; sleep 60"}`, nil}})
 	if msgs, err := a.Respond(ctx, choice); !errors.Is(err, context.Canceled) || msgs != nil {
 		t.Errorf("Respond: %v, %v, want context.Canceled", msgs, err)
+	}
+}
+
+// TestStateless: without a conversation each bash call gets a new shell,
+// named in the result so that a later call can reach it by session_id.
+func TestStateless(t *testing.T) {
+	a, _ := setup(t, policy.Rules{}, langchaingo.Options{})
+	stateless := langchaingo.New(a.Toolset(), nil, langchaingo.Options{})
+	bash := func(args string) string {
+		t.Helper()
+		resp, err := stateless.Call(testCtx(t), llms.ToolCall{ID: "s", FunctionCall: &llms.FunctionCall{Name: toolset.BashTool, Arguments: args}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Content
+	}
+	first := bash(`{"command":"cd /tmp"}`)
+	m := regexp.MustCompile(`session_id: ([0-9a-f]+)`).FindStringSubmatch(first)
+	if m == nil {
+		t.Fatalf("no session_id in %q", first)
+	}
+	if got := bash(`{"command":"pwd"}`); strings.Contains(got, "/tmp\n") {
+		t.Errorf("a stateless call reached another call's shell: %q", got)
+	}
+	if got := bash(`{"command":"pwd","session_id":"` + m[1] + `"}`); !strings.Contains(got, "[stdout]\n/tmp\n") {
+		t.Errorf("session_id %s did not reach its shell: %q", m[1], got)
 	}
 }
