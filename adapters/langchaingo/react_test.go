@@ -253,3 +253,32 @@ func TestReActApproval(t *testing.T) {
 		})
 	}
 }
+
+// TestReActInput: a ReAct tool takes the JSON object as the model wrote
+// it, with blanks around it or in a Markdown code fence; anything else gets
+// the toolset's text about invalid arguments.
+func TestReActInput(t *testing.T) {
+	a, _ := setup(t, policy.Rules{}, langchaingo.Options{})
+	var run interface {
+		Call(context.Context, string) (string, error)
+	}
+	for _, tl := range a.Tools() {
+		if tl.Name() == toolset.RunCommand {
+			run = tl
+		}
+	}
+	for _, tc := range []struct{ input, want string }{
+		{`{"command":"echo in"}`, "[stdout]\nin\n"},
+		{"  \n{\"command\":\"echo in\"}\n ", "[stdout]\nin\n"},
+		{"```json\n{\"command\":\"echo in\"}\n```", "[stdout]\nin\n"},
+		{"```\n{\"command\":\"echo in\"}\n```", "[stdout]\nin\n"},
+		{"```{\"command\":\"echo in\"}```", "[stdout]\nin\n"},
+		{`echo in`, "Invalid arguments for run_command: "},
+		{``, `missing required argument "command"`},
+	} {
+		got, err := run.Call(testCtx(t), tc.input)
+		if err != nil || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("input %q: %q, %v; want %q", tc.input, got, err, tc.want)
+		}
+	}
+}
