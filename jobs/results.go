@@ -140,32 +140,33 @@ func (r JobResult) MarshalJSON() ([]byte, error) {
 // Text returns what the model reads. Check and Wait: the labelled output
 // or "(no output yet)", then a "[...]" line per note, then "\n[status: running|finished]", then
 // "\n[exit code: N]" when known. Stop: the output or "(no output)", then
-// "\n[stopped]", then "\n[exit code: N]" when known. The status lines come
-// last, so the character cap (which keeps the end) keeps them.
+// "\n[stopped]", then "\n[exit code: N]" when known. Within the character cap the output
+// gives way first (its end is kept), then the notes and status lines, the
+// first one first: the exit-code line is whole whenever the cap can hold
+// it, and no trailer is cut in the middle.
 func (r *JobResult) Text() string {
 	if r.Err != nil {
 		return capText(r.Err.Error(), r.maxChars)
 	}
-	var b strings.Builder
-	b.WriteString(r.sections())
+	var trailers []string
 	for _, n := range r.Notes {
-		b.WriteString("\n[" + n + "]")
+		trailers = append(trailers, "["+n+"]")
 	}
 	if r.TimedOut {
-		b.WriteString("\n[the job's timeout stopped it]")
+		trailers = append(trailers, "[the job's timeout stopped it]")
 	}
 	if r.SupervisorLost {
-		b.WriteString("\n[the job's supervisor was lost; its exit code is unknown]")
+		trailers = append(trailers, "[the job's supervisor was lost; its exit code is unknown]")
 	}
 	if r.Stopped {
-		b.WriteString("\n[stopped]")
+		trailers = append(trailers, "[stopped]")
 	} else {
-		b.WriteString("\n[status: " + string(r.Status) + "]")
+		trailers = append(trailers, "[status: "+string(r.Status)+"]")
 	}
 	if r.ExitCode != nil {
-		b.WriteString("\n[exit code: " + strconv.Itoa(*r.ExitCode) + "]")
+		trailers = append(trailers, "[exit code: "+strconv.Itoa(*r.ExitCode)+"]")
 	}
-	return capText(b.String(), r.maxChars)
+	return fitTrailers(r.sections(), trailers, r.maxChars)
 }
 
 func (r *JobResult) sections() string {

@@ -1,0 +1,72 @@
+package jobs
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestJobTextTrailersSurviveEveryCap: at every cap, a Check, Wait or Stop
+// text keeps its exit-code line whole whenever the cap can hold it, never
+// cuts a trailer in the middle and never exceeds the cap; the output gives
+// way before any trailer. (Keeping only the text's end cut "[exit code: 7]"
+// to "e: 7]" at cap 50.)
+func TestJobTextTrailersSurviveEveryCap(t *testing.T) {
+	seven := 7
+	out := strings.Repeat("1234567\n", 300)
+	cases := []struct {
+		name string
+		res  JobResult
+	}{
+		{"finished", JobResult{ID: "a", Status: StatusFinished, ExitCode: &seven, Stdout: out}},
+		{"stopped with notes", JobResult{ID: "a", Status: StatusFinished, ExitCode: &seven, Stopped: true, Stdout: out, Stderr: "boom\n",
+			Notes: []string{"The file-size limit (1.0 KiB) ended it.", "12 log bytes were lost: the disk is full."}}},
+		{"timed out", JobResult{ID: "a", Status: StatusFinished, ExitCode: &seven, TimedOut: true, Output: out}},
+		{"running", JobResult{ID: "a", Status: StatusRunning, Stdout: out}},
+	}
+	for _, c := range cases {
+		r := c.res
+		r.maxChars = 0
+		full, body := r.Text(), r.sections()
+		trailers := strings.Split(strings.TrimPrefix(full, body+"\n"), "\n")
+		last := trailers[len(trailers)-1]
+		for limit := 1; limit <= utf8.RuneCountInString(full)+3; limit++ {
+			r.maxChars = limit
+			text := r.Text()
+			where := c.name + " cap " + strconv.Itoa(limit)
+			if n := utf8.RuneCountInString(text); n > limit {
+				t.Fatalf("%s: %d chars: %q", where, n, text)
+			}
+			if limit >= utf8.RuneCountInString(full) && text != full {
+				t.Fatalf("%s: text fits but changed: %q", where, text)
+			}
+			if limit < utf8.RuneCountInString(last) {
+				continue
+			}
+			// The text is the end of the output (or none), then whole
+			// trailers ending with the last one.
+			ok := false
+			for k := range trailers {
+				tail := strings.Join(trailers[k:], "\n")
+				if text == tail {
+					ok = true
+					break
+				}
+				if prefix, found := strings.CutSuffix(text, "\n"+tail); found {
+					_, kept, marked := strings.Cut(prefix, " chars]\n")
+					if !marked {
+						kept = prefix
+					}
+					if strings.HasSuffix(body, kept) {
+						ok = true
+						break
+					}
+				}
+			}
+			if !ok {
+				t.Fatalf("%s: a trailer is lost or cut: %q", where, text)
+			}
+		}
+	}
+}
