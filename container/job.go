@@ -13,6 +13,7 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/capture"
+	"github.com/shellcap/shellcap/internal/core"
 	"github.com/shellcap/shellcap/internal/proc"
 	"github.com/shellcap/shellcap/internal/textfmt"
 )
@@ -238,17 +239,10 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 	return len(p), nil // past the cap, read and discard so the writer never blocks
 }
 
-// newBuffer returns a capture buffer sized like the core's.
+// newBuffer returns a capture buffer sized by the core's rule.
 func (e *Executor) newBuffer() *capture.Buffer {
-	keep := int64(4 * e.opts.MaxOutputChars)
-	if e.opts.MaxOutputChars < 0 {
-		keep = 8 << 20
-	}
-	keep = max(keep, 4096)
-	if e.opts.MaxOutputBytes > 0 {
-		keep = min(keep, e.opts.MaxOutputBytes)
-	}
-	return capture.New(int(keep), int(keep), nil)
+	keep := core.KeepBytes(e.opts.MaxOutputChars, e.opts.MaxOutputBytes)
+	return capture.New(keep, keep, nil)
 }
 
 // fill turns the outcome into the result's fields and notes.
