@@ -304,6 +304,7 @@ type Error struct {
 	Msg string
 }
 
+// Error names the file, the key and what is wrong with it.
 func (e *Error) Error() string {
 	s := "config"
 	if e.Source != "" {
