@@ -1,7 +1,11 @@
 package shellcap_test
 
 import (
+	"reflect"
+	"time"
+
 	"encoding/json"
+	"github.com/shellcap/shellcap/internal/core"
 	"strings"
 	"testing"
 
@@ -33,5 +37,66 @@ func TestRefusedResultJSONByValue(t *testing.T) {
 		if !strings.Contains(s, `"exit_code":null`) || !strings.Contains(s, `"error":"The command is empty."`) {
 			t.Errorf("%s: %s", name, s)
 		}
+	}
+}
+
+// TestSettingsMirrorEveryOption: every field of the seam's core.Settings
+// named like a field of Options carries the Shell's value for it, so an
+// executor that reads Settings sees what the Shell was given (the stream
+// budgets were once never copied, so jobs could not honour them).
+func TestSettingsMirrorEveryOption(t *testing.T) {
+	opts := shellcap.Options{
+		DefaultTimeout: 7 * time.Second, MaxTimeout: 70 * time.Second, KillGrace: 700 * time.Millisecond,
+		MaxOutputBytes: 7 << 20, MaxOutputChars: 777, HeadAndTail: true,
+		StdoutBudget: shellcap.Budget{Head: 11, Tail: 12}, StderrBudget: shellcap.Budget{Head: 13, Tail: 14},
+		KeepANSI: true, MaxFileBytes: 7 << 20, MemoryLimit: 7 << 30, CPUTime: 77 * time.Second,
+		MaxProcesses: 777, PersistCwd: true, DeniedEnvPatterns: []string{"AUDIT_*"},
+		Env: map[string]string{"SETTINGS_AUDIT": "1"},
+	}
+	sh := newShell(t, opts)
+	settings := reflect.ValueOf(core.Of(sh).Settings)
+	given := reflect.ValueOf(opts)
+	checked := 0
+	for i := range settings.NumField() {
+		name := settings.Type().Field(i).Name
+		want := given.FieldByName(name)
+		if !want.IsValid() {
+			continue
+		}
+		checked++
+		got := settings.Field(i)
+		if want.Kind() == reflect.Map {
+			// The Shell adds its non-interactive defaults to Options.Env.
+			for _, k := range want.MapKeys() {
+				if got.MapIndex(k).Interface() != want.MapIndex(k).Interface() {
+					t.Errorf("Settings.%s lacks %v=%v", name, k, want.MapIndex(k))
+				}
+			}
+			continue
+		}
+		if want.Kind() == reflect.Slice {
+			if !reflect.DeepEqual(got.Interface(), want.Interface()) {
+				t.Errorf("Settings.%s = %v, Options.%s = %v", name, got, name, want)
+			}
+			continue
+		}
+		if got.Kind() == reflect.Struct {
+			// core.Budget and shellcap.Budget: same fields.
+			for j := range got.NumField() {
+				if got.Field(j).Interface() != want.Field(j).Interface() {
+					t.Errorf("Settings.%s = %v, Options.%s = %v", name, got, name, want)
+				}
+			}
+			continue
+		}
+		if !want.IsZero() && got.Interface() != want.Interface() {
+			t.Errorf("Settings.%s = %v, Options.%s = %v", name, got, name, want)
+		}
+		if want.IsZero() && name != "ReadOnly" && name != "DieWithProcess" && name != "Workspace" {
+			t.Errorf("the test sets no Options.%s: add it", name)
+		}
+	}
+	if checked < 15 {
+		t.Fatalf("only %d fields compared", checked)
 	}
 }

@@ -148,7 +148,14 @@ func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time
 	if core.Of(m.sh).Settings.HeadAndTail {
 		m.headAndTail(j, st, rep)
 	}
+	totals := m.budgets(j, st, rep)
 	res.Result = m.runResult(req, rep, res.After)
+	if totals.stdout >= 0 {
+		res.Result.StdoutBytes = totals.stdout
+	}
+	if totals.stderr >= 0 {
+		res.Result.StderrBytes = totals.stderr
+	}
 	if rep.StdoutOmitted > 0 || rep.StderrOmitted > 0 {
 		// Keep the logs for the model to search; retention removes them.
 		res.Result.Truncated = true
