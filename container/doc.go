@@ -64,6 +64,7 @@
 //	MaxOutputBytes,            when Options' are zero
 //	  MaxOutputChars,
 //	  HeadAndTail, KeepANSI
+//	StdoutBudget, StderrBudget each stream cut to its budget, as Shell.Run
 //	Env                        yes, with the non-interactive defaults (PAGER=cat, ...);
 //	                             Options.Env, then Request.Env, go on top
 //	DeniedEnvPatterns          applied to every variable, Options.Env and Request.Env too

@@ -41,12 +41,13 @@ const runMarker = "SHELLCAP_RUN"
 // Executor runs commands in containers. It is safe for concurrent use.
 type Executor struct {
 	sh         *shellcap.Shell
-	opts       Options       // resolved
-	id         string        // labels every container of this executor
-	privateDir string        // 0700, holds env files
-	ulimits    []string      // the Shell's resource limits as --ulimit flags
-	prelude    string        // run before each command (the Shell's MemoryLimit)
-	killGrace  time.Duration // between SIGTERM and SIGKILL (the Shell's KillGrace)
+	opts       Options        // resolved
+	id         string         // labels every container of this executor
+	privateDir string         // 0700, holds env files
+	ulimits    []string       // the Shell's resource limits as --ulimit flags
+	prelude    string         // run before each command (the Shell's MemoryLimit)
+	killGrace  time.Duration  // between SIGTERM and SIGKILL (the Shell's KillGrace)
+	budgets    [2]core.Budget // the Shell's StdoutBudget and StderrBudget
 
 	mu      sync.Mutex
 	name    string // the persistent container, once started
@@ -83,7 +84,8 @@ func New(sh *shellcap.Shell, opts Options) (*Executor, error) {
 		_ = st.Close()
 	}
 	e := &Executor{sh: sh, opts: o, id: newName(), ulimits: shellUlimits(c.Settings),
-		prelude: shellPrelude(c.Settings), killGrace: c.Settings.KillGrace}
+		prelude: shellPrelude(c.Settings), killGrace: c.Settings.KillGrace,
+		budgets: [2]core.Budget{c.Settings.StdoutBudget, c.Settings.StderrBudget}}
 	if _, err := e.environment(nil); err != nil {
 		return nil, err
 	}

@@ -51,7 +51,7 @@ type outcome struct {
 // the output cap, and on any of them kills the command inside the
 // container before it stops waiting for the client.
 func (j *job) run(ctx context.Context) (*outcome, error) {
-	o := &outcome{stdout: j.exec.newBuffer(), stderr: j.exec.newBuffer()}
+	o := &outcome{stdout: j.exec.newBuffer(j.exec.budgets[0]), stderr: j.exec.newBuffer(j.exec.budgets[1])}
 	lim := &limiter{max: j.exec.opts.MaxOutputBytes, hit: make(chan struct{})}
 	cmd := exec.Command(j.argv[0], j.argv[1:]...)
 	cmd.Stdin = j.stdin
@@ -239,18 +239,20 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 	return len(p), nil // past the cap, read and discard so the writer never blocks
 }
 
-// newBuffer returns a capture buffer sized by the core's rule.
-func (e *Executor) newBuffer() *capture.Buffer {
-	keep := core.KeepBytes(e.opts.MaxOutputChars, e.opts.MaxOutputBytes)
-	return capture.New(keep, keep, nil)
+// newBuffer returns a capture buffer sized by the core's rule for a
+// stream with budget b (the zero Budget: the MaxOutputChars rule).
+func (e *Executor) newBuffer(b core.Budget) *capture.Buffer {
+	head, tail := b.KeepBytes(e.opts.MaxOutputChars, e.opts.MaxOutputBytes)
+	return capture.New(head, tail, nil)
 }
 
 // fill turns the outcome into the result's fields and notes.
 func (e *Executor) fill(res *shellcap.Result, out *outcome) {
 	res.TimedOut, res.Canceled, res.OutputLimitExceeded = out.timedOut, out.canceled, out.limitHit
 	res.ExitCode, res.Signal = out.exitCode, out.signal
-	res.Stdout, res.StdoutBytes, res.StdoutOmitted = e.text(out.stdout), out.stdout.Total(), out.stdout.Omitted()
-	res.Stderr, res.StderrBytes, res.StderrOmitted = e.text(out.stderr), out.stderr.Total(), out.stderr.Omitted()
+	res.Stdout, res.StdoutOmitted = e.text(out.stdout, e.budgets[0])
+	res.Stderr, res.StderrOmitted = e.text(out.stderr, e.budgets[1])
+	res.StdoutBytes, res.StderrBytes = out.stdout.Total(), out.stderr.Total()
 	res.Truncated = res.StdoutOmitted > 0 || res.StderrOmitted > 0 || out.limitHit
 	if out.canceled {
 		res.Notes = append(res.Notes, "Command was cancelled; its processes in the container were killed.")
@@ -268,11 +270,18 @@ func (e *Executor) fill(res *shellcap.Result, out *outcome) {
 	}
 }
 
-func (e *Executor) text(b *capture.Buffer) string {
+// text is what a result shows of a stream and how many of its bytes it
+// leaves out: the stream's budget of characters at each end when it has
+// one (as Shell.Run), else what the buffer kept.
+func (e *Executor) text(b *capture.Buffer, budget core.Budget) (string, int64) {
 	_ = b.Close()
-	s := string(b.Bytes())
+	kept, omitted := b.Bytes(), b.Omitted()
+	if !budget.IsZero() {
+		kept, omitted = b.BytesWithin(budget.Head, budget.Tail)
+	}
+	s := string(kept)
 	if !e.opts.KeepANSI {
 		s = textfmt.StripANSI(s)
 	}
-	return s
+	return s, omitted
 }

@@ -56,6 +56,8 @@
 //	MaxOutputChars    Options.MaxOutputChars, 0: Shell's (every Text)                   Result.TextLimit
 //	KeepANSI          Options.KeepANSI or Shell's   the same                            the same
 //	HeadAndTail       no (Text keeps the end)       no (the log's end)                  Result.HeadAndTail: head and end of each log
+//	StdoutBudget,     no (Text keeps the end)       no (the log's end)                  each stream cut to its budget, as Shell.Run
+//	  StderrBudget
 //	DefaultTimeout    no timeout                    Timeout 0: Shell's, at most 270 s   Request.Timeout 0: no limit
 //	MaxTimeout        -                             bounds Timeout (and 270 s)          bounds Request.Timeout
 //	MaxFileBytes      yes, and it bounds each log too (the smaller of it and Options.MaxLogBytes)
