@@ -1,6 +1,9 @@
 package shellcap_test
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"time"
 
@@ -98,5 +101,32 @@ func TestSettingsMirrorEveryOption(t *testing.T) {
 	}
 	if checked < 15 {
 		t.Fatalf("only %d fields compared", checked)
+	}
+}
+
+// TestVanishedWorkingDirectory: a persisted working directory that was
+// deleted (with its parent) refuses that call with the retry message
+// naming it, runs nothing, and the next call runs in the workspace root.
+func TestVanishedWorkingDirectory(t *testing.T) {
+	sh := newShell(t, shellcap.Options{PersistCwd: true})
+	run(t, sh, shellcap.Request{Command: "mkdir -p d/e && cd d/e"})
+	gone := filepath.Join(sh.Workspace(), "d", "e")
+	if err := os.RemoveAll(filepath.Join(sh.Workspace(), "d")); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, sh, shellcap.Request{Command: "touch here"})
+	want := "The working directory " + gone + " no longer exists, so the command was not run. The next command starts in the workspace root " + sh.Workspace() + ": run it again"
+	if !errors.Is(res.Err, shellcap.ErrWorkdirGone) || !strings.HasPrefix(res.Text(), want) {
+		t.Fatalf("Err %v, text:\n%s", res.Err, res.Text())
+	}
+	if data, _ := json.Marshal(res); !strings.Contains(string(data), `"exit_code":null`) {
+		t.Errorf("JSON: %s", data)
+	}
+	if _, err := os.Stat(filepath.Join(sh.Workspace(), "here")); err == nil {
+		t.Fatal("the refused command ran in the root")
+	}
+	res = run(t, sh, shellcap.Request{Command: "pwd -P; touch here"})
+	if res.Err != nil || strings.TrimSpace(res.Stdout) != sh.Workspace() {
+		t.Fatalf("the next call: pwd = %q (%v)", res.Stdout, res.Err)
 	}
 }

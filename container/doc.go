@@ -81,7 +81,7 @@
 //	                             SIGKILL leaves them to be removed by their label
 //	Sandbox                    no: the container is the boundary; the engine client runs
 //	                             on the host unconfined
-//	Shell                      no: Options.Shell names the shell inside the image
+//	ShellPath                  no: Options.ShellPath names the shell inside the image
 //	DisableOutputFiles,        no: a container command keeps no output files
 //	  OutputRetention
 //	Logger                     failed engine calls (kill, rm, start), at debug level

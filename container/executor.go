@@ -262,11 +262,11 @@ func (e *Executor) commandArgv(id, envFile, dir string, req shellcap.Request) []
 	argv = append(argv, "--env-file", envFile, "--workdir", dir)
 	script := e.prelude + req.Command
 	if e.opts.Mode == Persistent {
-		return append(argv, e.name, e.opts.Shell, "-c", script)
+		return append(argv, e.name, e.opts.ShellPath, "-c", script)
 	}
 	argv = append(argv, e.runArgs(id)...)
 	argv = append(argv, e.image()...)
-	return append(argv, e.opts.Shell, "-c", script)
+	return append(argv, e.opts.ShellPath, "-c", script)
 }
 
 // homeDir is where commands start by default.
@@ -318,7 +318,7 @@ func (e *Executor) ensureStarted(ctx context.Context) error {
 	keeper := "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done"
 	args := append([]string{"run", "--detach"}, e.runArgs(e.name)...)
 	args = append(args, e.image()...)
-	args = append(args, e.opts.Shell, "-c", keeper)
+	args = append(args, e.opts.ShellPath, "-c", keeper)
 	if _, err := e.engine(ctx, args...); err != nil {
 		e.remove(e.name) // a half-created container must not stay behind
 		return err

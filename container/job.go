@@ -146,7 +146,7 @@ func (j *job) kill() error {
 		}
 		return nil
 	}
-	_, err := e.engine(context.Background(), "exec", e.name, e.opts.Shell, "-c", killScript, "shellcap-kill", runMarker+"="+j.id)
+	_, err := e.engine(context.Background(), "exec", e.name, e.opts.ShellPath, "-c", killScript, "shellcap-kill", runMarker+"="+j.id)
 	return err
 }
 
@@ -159,10 +159,10 @@ func (j *job) kill() error {
 func (j *job) terminate() error {
 	e := j.exec
 	if e.opts.Mode == Stateless {
-		_, err := e.engine(context.Background(), "exec", j.id, e.opts.Shell, "-c", "kill -TERM -- -1 2>/dev/null; kill -TERM 1 2>/dev/null; exit 0")
+		_, err := e.engine(context.Background(), "exec", j.id, e.opts.ShellPath, "-c", "kill -TERM -- -1 2>/dev/null; kill -TERM 1 2>/dev/null; exit 0")
 		return err
 	}
-	_, err := e.engine(context.Background(), "exec", e.name, e.opts.Shell, "-c", killScript, "shellcap-kill", runMarker+"="+j.id, "TERM")
+	_, err := e.engine(context.Background(), "exec", e.name, e.opts.ShellPath, "-c", killScript, "shellcap-kill", runMarker+"="+j.id, "TERM")
 	return err
 }
 
