@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -67,6 +68,56 @@ func TestJobTextTrailersSurviveEveryCap(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s: a trailer is lost or cut: %q", where, text)
 			}
+		}
+	}
+}
+
+// TestPromotedTextKeepsTheIDAtEveryCap: a promoted command's text never
+// exceeds the cap, cuts no trailer in the middle, and names the job's ID
+// whenever the cap can hold the short note (keeping only the end cut the
+// note, the one line with the ID, first).
+func TestPromotedTextKeepsTheIDAtEveryCap(t *testing.T) {
+	id := "0123456789abcdef0123456789abcdef"
+	r := RunResult{Promoted: true, ID: id, After: 1500 * time.Millisecond, Stdout: strings.Repeat("line\n", 100)}
+	full := r.Text()
+	short := "[It continues in the background as command ID " + id + ".]"
+	body := (&JobResult{Stdout: r.Stdout}).sections()
+	lines := strings.Split(strings.TrimPrefix(full, body+"\n"), "\n")
+	known := map[string]bool{short: true}
+	for _, l := range lines {
+		known[l] = true
+	}
+	for limit := 1; limit <= utf8.RuneCountInString(full)+3; limit++ {
+		r.maxChars = limit
+		text := r.Text()
+		where := "cap " + strconv.Itoa(limit)
+		if n := utf8.RuneCountInString(text); n > limit {
+			t.Fatalf("%s: %d chars: %q", where, n, text)
+		}
+		if limit >= utf8.RuneCountInString(full) && text != full {
+			t.Fatalf("%s: fits but changed: %q", where, text)
+		}
+		if limit < utf8.RuneCountInString(short) {
+			continue
+		}
+		if !strings.Contains(text, "command ID "+id) {
+			t.Fatalf("%s: the ID is lost: %q", where, text)
+		}
+		// From the first trailer on, every line is a whole trailer.
+		tl := strings.Split(text, "\n")
+		i := len(tl)
+		for i > 0 && known[tl[i-1]] {
+			i--
+		}
+		if i == len(tl) {
+			t.Fatalf("%s: the last line is not a whole trailer: %q", where, text)
+		}
+		rest := strings.Join(tl[:i], "\n")
+		if _, kept, marked := strings.Cut(rest, " chars]\n"); marked {
+			rest = kept
+		}
+		if !strings.HasSuffix(body, rest) {
+			t.Fatalf("%s: before the trailers %q is not the output's end", where, rest)
 		}
 	}
 }
