@@ -81,3 +81,54 @@ func TestAuditEmptyCommandEveryTool(t *testing.T) {
 		t.Errorf("run --json with a blank command: %d %q", status, out)
 	}
 }
+
+// TestAuditSettingsReachEveryFrontEnd: the Shell's environment and limits,
+// each given once as a flag (--env, --deny-env, --max-file-bytes,
+// --cpu-time, --memory-limit), reach the command through run, repl,
+// start/wait, and through every command tool of mcp and serve: run_command
+// (finished and promoted), bash, start_command and shell.
+func TestAuditSettingsReachEveryFrontEnd(t *testing.T) {
+	t.Setenv("AUDIT_HIDDEN_TOKEN", "leak")
+	flags := []string{"--sandbox", "full-access", "--env", "AUDIT_ENV=yes", "--pass-env", "AUDIT_HIDDEN_TOKEN",
+		"--deny-env", "*_TOKEN", "--max-file-bytes", "4096", "--cpu-time", "33s", "--memory-limit", "4GiB"}
+	const cmd = `echo "e=$AUDIT_ENV t=${AUDIT_HIDDEN_TOKEN-unset}"; ulimit -f; ulimit -t; ulimit -v`
+	const want = "e=yes t=unset\n4\n33\n4194304\n"
+	ws := t.TempDir()
+	check := func(via, text string) {
+		t.Helper()
+		if !strings.Contains(text, want) {
+			t.Errorf("%s: %q, want it to contain %q", via, text, want)
+		}
+	}
+	out, _ := cli(t, append(append([]string{"run", "-w", ws}, flags...), "--", cmd)...)
+	check("run", out)
+	out, _ = cliIn(t, cmd+"\n", append([]string{"repl", "-w", ws}, flags...)...)
+	check("repl", out)
+	id := startJob(t, ws, append(flags, "--", cmd)...)
+	out, _ = cli(t, "wait", "-w", ws, id)
+	check("start/wait", out)
+
+	for _, kind := range []string{"mcp", "serve"} {
+		_, cs := startServer(t, kind, lifeMark(t), append(flags, "--foreground-timeout", "1s")...)
+		text, _, _ := callToolResult(t, cs, "run_command", map[string]any{"command": cmd})
+		check(kind+" run_command", text)
+		text, _, _ = callToolResult(t, cs, "bash", map[string]any{"command": cmd})
+		check(kind+" bash", text)
+		text, _, _ = callToolResult(t, cs, "shell", map[string]any{"command": cmd})
+		check(kind+" shell", text)
+		_, sc, _ := callToolResult(t, cs, "start_command", map[string]any{"command": cmd})
+		if id, ok := sc["id"].(string); ok {
+			text, _, _ = callToolResult(t, cs, "wait_command", map[string]any{"command_id": id, "timeout_seconds": 30})
+			check(kind+" start_command", text)
+		} else {
+			t.Errorf("%s start_command: %v", kind, sc)
+		}
+		_, sc, _ = callToolResult(t, cs, "run_command", map[string]any{"command": "sleep 1.5; " + cmd})
+		if id, ok := sc["id"].(string); ok && sc["promoted"] == true {
+			text, _, _ = callToolResult(t, cs, "wait_command", map[string]any{"command_id": id, "timeout_seconds": 30})
+			check(kind+" promotion", text)
+		} else {
+			t.Errorf("%s run_command was not promoted: %v", kind, sc)
+		}
+	}
+}
