@@ -22,10 +22,10 @@ const (
 	shellLinesMaxSize = 1 << 20 // above this, Finished events carry no line count
 )
 
-// ShellMode selects whether Shell waits for the command.
+// ShellMode selects whether [Manager.ShellTool] waits for the command.
 type ShellMode string
 
-// The Shell modes.
+// The shell tool modes.
 const (
 	// Foreground waits up to the timeout and returns the log's end.
 	Foreground ShellMode = "foreground"
