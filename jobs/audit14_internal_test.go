@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,6 +119,27 @@ func TestPromotedTextKeepsTheIDAtEveryCap(t *testing.T) {
 		}
 		if !strings.HasSuffix(body, rest) {
 			t.Fatalf("%s: before the trailers %q is not the output's end", where, rest)
+		}
+	}
+}
+
+// TestResultJSONKeepsCommandsReadable: job results render < > & as they
+// are for an encoder that does not escape HTML (the CLI's --json), as
+// Shell.Run's JSON does, not as \u003c escapes.
+func TestResultJSONKeepsCommandsReadable(t *testing.T) {
+	const cmd = "a > b && c < d"
+	for name, v := range map[string]any{
+		"StartResult": StartResult{Command: cmd}, "JobResult": JobResult{Command: cmd},
+		"ShellResult": ShellResult{Command: cmd}, "InputResult": InputResult{ID: cmd},
+	} {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), cmd) {
+			t.Errorf("%s: %s", name, b.String())
 		}
 	}
 }

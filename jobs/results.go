@@ -1,7 +1,6 @@
 package jobs
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -49,7 +48,7 @@ type StartResult struct {
 // MarshalJSON renders Err as its message, "error".
 func (r StartResult) MarshalJSON() ([]byte, error) {
 	type plain StartResult
-	return json.Marshal(struct {
+	return marshalReadable(struct {
 		plain
 		Error string `json:"error,omitempty"`
 	}{plain(r), errText(r.Err)})
@@ -131,7 +130,7 @@ type JobResult struct {
 // MarshalJSON renders Err as its message, "error".
 func (r JobResult) MarshalJSON() ([]byte, error) {
 	type plain JobResult
-	return json.Marshal(struct {
+	return marshalReadable(struct {
 		plain
 		Error string `json:"error,omitempty"`
 	}{plain(r), errText(r.Err)})
@@ -208,7 +207,7 @@ type InputResult struct {
 // MarshalJSON renders Err as its message, "error".
 func (r InputResult) MarshalJSON() ([]byte, error) {
 	type plain InputResult
-	return json.Marshal(struct {
+	return marshalReadable(struct {
 		plain
 		Error string `json:"error,omitempty"`
 	}{plain(r), errText(r.Err)})

@@ -114,7 +114,7 @@ type ShellResult struct {
 // MarshalJSON renders Err as its message, "error".
 func (r ShellResult) MarshalJSON() ([]byte, error) {
 	type plain ShellResult
-	return json.Marshal(struct {
+	return marshalReadable(struct {
 		plain
 		Error string `json:"error,omitempty"`
 	}{plain(r), errText(r.Err)})
