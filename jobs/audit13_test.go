@@ -3,8 +3,10 @@
 package jobs_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,9 +72,9 @@ func TestEmptyCommandRefusedEverywhere(t *testing.T) {
 	}
 }
 
-// TestInputRefusalsMatchSentinels: Input on a job whose stdin was closed
-// and on a finished job report ErrStdinClosed and ErrJobFinished through
-// errors.Is, with no exit code in JSON.
+// TestInputRefusalsMatchSentinels: Input on a job whose stdin was closed,
+// on a finished job and to a job that does not read report
+// ErrStdinClosed, ErrJobFinished and ErrInputTimeout through errors.Is.
 func TestInputRefusalsMatchSentinels(t *testing.T) {
 	m := newManager(t, jobs.Options{})
 	ctx := ctxFor(t)
@@ -91,5 +93,12 @@ func TestInputRefusalsMatchSentinels(t *testing.T) {
 	in, err = m.Input(ctx, jobs.InputRequest{ID: done, Text: "z"})
 	if err != nil || !errors.Is(in.Err, jobs.ErrJobFinished) || in.Text() != in.Err.Error() {
 		t.Errorf("Input to a finished job: %v Err = %v Text = %q", err, in.Err, in.Text())
+	}
+	idle := start(t, m, jobs.StartRequest{Command: "sleep 300", Stdin: true})
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	in, err = m.Input(short, jobs.InputRequest{ID: idle, Text: strings.Repeat("x", 1<<20)})
+	if err != nil || !errors.Is(in.Err, jobs.ErrInputTimeout) || in.Text() != in.Err.Error() {
+		t.Errorf("Input to a job that does not read: %v Err = %v Text = %q", err, in.Err, in.Text())
 	}
 }
