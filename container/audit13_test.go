@@ -1,6 +1,9 @@
 package container
 
 import (
+	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/shellcap/shellcap"
@@ -27,5 +30,24 @@ func TestStreamBudgetsFromShell(t *testing.T) {
 		got.StdoutBytes != want.StdoutBytes || got.StderrBytes != want.StderrBytes {
 		t.Errorf("container:\n%q %d\n%q %d\nShell.Run:\n%q %d\n%q %d", got.Stdout, got.StdoutOmitted, got.Stderr, got.StderrOmitted,
 			want.Stdout, want.StdoutOmitted, want.Stderr, want.StderrOmitted)
+	}
+}
+
+// TestEmptyCommandRefused: an empty or blank command is refused by the
+// Shell's Admit before any container starts: ErrEmptyCommand, the Shell's
+// message, exit_code null in JSON.
+func TestEmptyCommandRefused(t *testing.T) {
+	e := newExecutor(t, testOptions(t))
+	for _, c := range []string{"", "  ", "\t\n"} {
+		res := run(t, e, shellcap.Request{Command: c})
+		if !errors.Is(res.Err, shellcap.ErrEmptyCommand) || res.Text() != "The command is empty." {
+			t.Errorf("%q: Err %v, Text %q", c, res.Err, res.Text())
+		}
+		if data, _ := json.Marshal(res); !strings.Contains(string(data), `"exit_code":null`) {
+			t.Errorf("%q: JSON %s", c, data)
+		}
+	}
+	if got := containersOf(t, e); len(got) != 0 {
+		t.Errorf("blank commands started containers: %v", got)
 	}
 }
