@@ -23,6 +23,7 @@ const (
 	ApproveNone
 )
 
+// String returns the mode's configuration value: "ask", "all" or "none".
 func (m ApprovalMode) String() string {
 	switch m {
 	case ApproveAsk:
@@ -63,6 +64,7 @@ type PolicyError struct {
 	Msg      string
 }
 
+// Error returns the message for the model.
 func (e *PolicyError) Error() string { return e.Msg }
 
 // Unwrap returns Kind.

@@ -65,6 +65,7 @@ type OptionError struct {
 	Reason string
 }
 
+// Error returns "shellcap: option NAME: REASON".
 func (e *OptionError) Error() string {
 	return fmt.Sprintf("shellcap: option %s: %s", e.Option, e.Reason)
 }
@@ -83,6 +84,7 @@ type RequestError struct {
 	Msg  string // the message for the model; Kind's text when empty
 }
 
+// Error returns the message for the model (Msg, else Kind's text).
 func (e *RequestError) Error() string {
 	if e.Msg != "" {
 		return e.Msg
@@ -107,6 +109,7 @@ type StartError struct {
 	Err error
 }
 
+// Error says that the command could not be started, and why.
 func (e *StartError) Error() string {
 	msg := "shellcap: cannot start command: " + e.Err.Error()
 	if errors.Is(e.Err, syscall.E2BIG) {

@@ -89,10 +89,11 @@ type resultAlias Result
 
 // MarshalJSON renders durations in milliseconds, Err as its message in
 // "error", and "exit_code" as null when Err is set (the command did not
-// run).
-func (r *Result) MarshalJSON() ([]byte, error) {
+// run). Its receiver is a value, so a Result marshalled as a value (in a
+// slice, a map or another struct) has the same JSON as through a pointer.
+func (r Result) MarshalJSON() ([]byte, error) {
 	w := resultJSON{
-		resultAlias: (*resultAlias)(r),
+		resultAlias: (*resultAlias)(&r),
 		DurationMS:  r.Duration.Milliseconds(),
 		TimeoutMS:   r.Timeout.Milliseconds(),
 	}

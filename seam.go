@@ -171,6 +171,8 @@ func coreSettings(s *Shell) core.Settings {
 		MaxOutputBytes:    o.MaxOutputBytes,
 		MaxOutputChars:    o.MaxOutputChars,
 		HeadAndTail:       o.HeadAndTail,
+		StdoutBudget:      core.Budget(o.StdoutBudget),
+		StderrBudget:      core.Budget(o.StderrBudget),
 		KeepANSI:          o.KeepANSI,
 		MaxFileBytes:      o.MaxFileBytes,
 		MemoryLimit:       o.MemoryLimit,

@@ -629,7 +629,7 @@ func TestExecutorOptions(t *testing.T) {
 	if got := f.JobOptions(); !reflect.DeepEqual(got, wantJobs) {
 		t.Errorf("JobOptions() = %+v, want %+v", got, wantJobs)
 	}
-	wantContainer := container.Options{Engine: "podman", EngineArgs: []string{"--cgroup-manager=cgroupfs"}, Image: "docker.io/library/alpine:3", Shell: "/bin/sh", Memory: 512 << 20,
+	wantContainer := container.Options{Engine: "podman", EngineArgs: []string{"--cgroup-manager=cgroupfs"}, Image: "docker.io/library/alpine:3", ShellPath: "/bin/sh", Memory: 512 << 20,
 		Pids: 256, TmpfsSize: 64 << 20, NoFile: 1024, NProc: 256, EngineTimeout: time.Minute}
 	if got := f.ContainerOptions(); !reflect.DeepEqual(got, wantContainer) {
 		t.Errorf("ContainerOptions() = %+v, want %+v", got, wantContainer)

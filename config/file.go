@@ -187,7 +187,7 @@ type Container struct {
 	Mode *string `yaml:"mode"`
 	// WritableWorkspace is container.Options.WritableWorkspace.
 	WritableWorkspace *bool `yaml:"writable_workspace"`
-	// Shell is container.Options.Shell, inside the container.
+	// Shell is container.Options.ShellPath, inside the container.
 	Shell *string `yaml:"shell"`
 	// Memory is container.Options.Memory (a byte count or "512MiB").
 	Memory *int64 `yaml:"memory"`
@@ -304,6 +304,7 @@ type Error struct {
 	Msg string
 }
 
+// Error names the file, the key and what is wrong with it.
 func (e *Error) Error() string {
 	s := "config"
 	if e.Source != "" {

@@ -144,7 +144,7 @@ var keyDocs = map[string]keyDoc{
 	"container.engine_args":        {flag: "container-engine-args", field: "container.Options.EngineArgs", usage: "global options of the container engine, before its subcommand (e.g. --runtime,runc)"},
 	"container.mode":               {flag: "container-mode", field: "container.Options.Mode", def: "stateless", usage: "stateless (a fresh container per command) or persistent (one container for the server's life)"},
 	"container.writable_workspace": {flag: "container-writable-workspace", field: "container.Options.WritableWorkspace", usage: "mount the workspace read-write in the container (default read-only)"},
-	"container.shell":              {flag: "container-shell", field: "container.Options.Shell", def: "/bin/sh", usage: "shell that runs commands inside the container"},
+	"container.shell":              {flag: "container-shell", field: "container.Options.ShellPath", def: "/bin/sh", usage: "shell that runs commands inside the container"},
 	"container.memory":             {flag: "container-memory", field: "container.Options.Memory", def: "512MiB", usage: "memory limit of the container"},
 	"container.pids":               {flag: "container-pids", field: "container.Options.Pids", def: "256", usage: "process limit of the container"},
 	"container.tmpfs_size":         {flag: "container-tmpfs-size", field: "container.Options.TmpfsSize", def: "64MiB", usage: "size of the container's /tmp"},

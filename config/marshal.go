@@ -165,7 +165,7 @@ func (f *File) defaultValue(key string) any {
 	case "container.mode":
 		return container.Stateless.String()
 	case "container.shell":
-		return container.DefaultShell
+		return container.DefaultShellPath
 	case "container.memory":
 		return int64(container.DefaultMemory)
 	case "container.pids":

@@ -105,7 +105,7 @@ func (f *File) ContainerOptions() container.Options {
 		RootFS:            deref(c.RootFS),
 		Mode:              mode,
 		WritableWorkspace: deref(c.WritableWorkspace),
-		Shell:             deref(c.Shell),
+		ShellPath:         deref(c.Shell),
 		Memory:            deref(c.Memory),
 		Pids:              deref(c.Pids),
 		TmpfsSize:         deref(c.TmpfsSize),

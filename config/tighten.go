@@ -26,6 +26,7 @@ type Note struct {
 	Msg string
 }
 
+// String returns "KEY: MESSAGE".
 func (n Note) String() string { return n.Key + ": " + n.Msg }
 
 // Tighten returns the part of untrusted, a configuration file the user has

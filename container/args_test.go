@@ -170,7 +170,7 @@ func TestNewValidates(t *testing.T) {
 		{sh, Options{Engine: "podman", Image: "x", Memory: -1}, "Memory"},
 		{sh, Options{Engine: "podman", Image: "x", Pids: -1}, "Pids"},
 		{sh, Options{Engine: "podman", Image: "x", Mode: 7}, "Mode"},
-		{sh, Options{Engine: "podman", Image: "x", Shell: "sh"}, "Shell"},
+		{sh, Options{Engine: "podman", Image: "x", ShellPath: "sh"}, "ShellPath"},
 		{sh, Options{Engine: "podman", Image: "x", Env: map[string]string{"A B": "x"}}, "Env"},
 		{sh, Options{Engine: "podman", Image: "x", Env: map[string]string{"A": "x\ny"}}, "Env"},
 		{sh, Options{Engine: "podman", Image: "x", Workspace: "/does/not/exist"}, "Workspace"},

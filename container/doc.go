@@ -64,6 +64,7 @@
 //	MaxOutputBytes,            when Options' are zero
 //	  MaxOutputChars,
 //	  HeadAndTail, KeepANSI
+//	StdoutBudget, StderrBudget each stream cut to its budget, as Shell.Run
 //	Env                        yes, with the non-interactive defaults (PAGER=cat, ...);
 //	                             Options.Env, then Request.Env, go on top
 //	DeniedEnvPatterns          applied to every variable, Options.Env and Request.Env too
@@ -80,7 +81,7 @@
 //	                             SIGKILL leaves them to be removed by their label
 //	Sandbox                    no: the container is the boundary; the engine client runs
 //	                             on the host unconfined
-//	Shell                      no: Options.Shell names the shell inside the image
+//	ShellPath                  no: Options.ShellPath names the shell inside the image
 //	DisableOutputFiles,        no: a container command keeps no output files
 //	  OutputRetention
 //	Logger                     failed engine calls (kill, rm, start), at debug level

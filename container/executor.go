@@ -41,12 +41,13 @@ const runMarker = "SHELLCAP_RUN"
 // Executor runs commands in containers. It is safe for concurrent use.
 type Executor struct {
 	sh         *shellcap.Shell
-	opts       Options       // resolved
-	id         string        // labels every container of this executor
-	privateDir string        // 0700, holds env files
-	ulimits    []string      // the Shell's resource limits as --ulimit flags
-	prelude    string        // run before each command (the Shell's MemoryLimit)
-	killGrace  time.Duration // between SIGTERM and SIGKILL (the Shell's KillGrace)
+	opts       Options        // resolved
+	id         string         // labels every container of this executor
+	privateDir string         // 0700, holds env files
+	ulimits    []string       // the Shell's resource limits as --ulimit flags
+	prelude    string         // run before each command (the Shell's MemoryLimit)
+	killGrace  time.Duration  // between SIGTERM and SIGKILL (the Shell's KillGrace)
+	budgets    [2]core.Budget // the Shell's StdoutBudget and StderrBudget
 
 	mu      sync.Mutex
 	name    string // the persistent container, once started
@@ -83,7 +84,8 @@ func New(sh *shellcap.Shell, opts Options) (*Executor, error) {
 		_ = st.Close()
 	}
 	e := &Executor{sh: sh, opts: o, id: newName(), ulimits: shellUlimits(c.Settings),
-		prelude: shellPrelude(c.Settings), killGrace: c.Settings.KillGrace}
+		prelude: shellPrelude(c.Settings), killGrace: c.Settings.KillGrace,
+		budgets: [2]core.Budget{c.Settings.StdoutBudget, c.Settings.StderrBudget}}
 	if _, err := e.environment(nil); err != nil {
 		return nil, err
 	}
@@ -260,11 +262,11 @@ func (e *Executor) commandArgv(id, envFile, dir string, req shellcap.Request) []
 	argv = append(argv, "--env-file", envFile, "--workdir", dir)
 	script := e.prelude + req.Command
 	if e.opts.Mode == Persistent {
-		return append(argv, e.name, e.opts.Shell, "-c", script)
+		return append(argv, e.name, e.opts.ShellPath, "-c", script)
 	}
 	argv = append(argv, e.runArgs(id)...)
 	argv = append(argv, e.image()...)
-	return append(argv, e.opts.Shell, "-c", script)
+	return append(argv, e.opts.ShellPath, "-c", script)
 }
 
 // homeDir is where commands start by default.
@@ -316,7 +318,7 @@ func (e *Executor) ensureStarted(ctx context.Context) error {
 	keeper := "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done"
 	args := append([]string{"run", "--detach"}, e.runArgs(e.name)...)
 	args = append(args, e.image()...)
-	args = append(args, e.opts.Shell, "-c", keeper)
+	args = append(args, e.opts.ShellPath, "-c", keeper)
 	if _, err := e.engine(ctx, args...); err != nil {
 		e.remove(e.name) // a half-created container must not stay behind
 		return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/capture"
+	"github.com/shellcap/shellcap/internal/core"
 	"github.com/shellcap/shellcap/internal/proc"
 	"github.com/shellcap/shellcap/internal/textfmt"
 )
@@ -50,7 +51,7 @@ type outcome struct {
 // the output cap, and on any of them kills the command inside the
 // container before it stops waiting for the client.
 func (j *job) run(ctx context.Context) (*outcome, error) {
-	o := &outcome{stdout: j.exec.newBuffer(), stderr: j.exec.newBuffer()}
+	o := &outcome{stdout: j.exec.newBuffer(j.exec.budgets[0]), stderr: j.exec.newBuffer(j.exec.budgets[1])}
 	lim := &limiter{max: j.exec.opts.MaxOutputBytes, hit: make(chan struct{})}
 	cmd := exec.Command(j.argv[0], j.argv[1:]...)
 	cmd.Stdin = j.stdin
@@ -145,7 +146,7 @@ func (j *job) kill() error {
 		}
 		return nil
 	}
-	_, err := e.engine(context.Background(), "exec", e.name, e.opts.Shell, "-c", killScript, "shellcap-kill", runMarker+"="+j.id)
+	_, err := e.engine(context.Background(), "exec", e.name, e.opts.ShellPath, "-c", killScript, "shellcap-kill", runMarker+"="+j.id)
 	return err
 }
 
@@ -158,10 +159,10 @@ func (j *job) kill() error {
 func (j *job) terminate() error {
 	e := j.exec
 	if e.opts.Mode == Stateless {
-		_, err := e.engine(context.Background(), "exec", j.id, e.opts.Shell, "-c", "kill -TERM -- -1 2>/dev/null; kill -TERM 1 2>/dev/null; exit 0")
+		_, err := e.engine(context.Background(), "exec", j.id, e.opts.ShellPath, "-c", "kill -TERM -- -1 2>/dev/null; kill -TERM 1 2>/dev/null; exit 0")
 		return err
 	}
-	_, err := e.engine(context.Background(), "exec", e.name, e.opts.Shell, "-c", killScript, "shellcap-kill", runMarker+"="+j.id, "TERM")
+	_, err := e.engine(context.Background(), "exec", e.name, e.opts.ShellPath, "-c", killScript, "shellcap-kill", runMarker+"="+j.id, "TERM")
 	return err
 }
 
@@ -238,25 +239,20 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 	return len(p), nil // past the cap, read and discard so the writer never blocks
 }
 
-// newBuffer returns a capture buffer sized like the core's.
-func (e *Executor) newBuffer() *capture.Buffer {
-	keep := int64(4 * e.opts.MaxOutputChars)
-	if e.opts.MaxOutputChars < 0 {
-		keep = 8 << 20
-	}
-	keep = max(keep, 4096)
-	if e.opts.MaxOutputBytes > 0 {
-		keep = min(keep, e.opts.MaxOutputBytes)
-	}
-	return capture.New(int(keep), int(keep), nil)
+// newBuffer returns a capture buffer sized by the core's rule for a
+// stream with budget b (the zero Budget: the MaxOutputChars rule).
+func (e *Executor) newBuffer(b core.Budget) *capture.Buffer {
+	head, tail := b.KeepBytes(e.opts.MaxOutputChars, e.opts.MaxOutputBytes)
+	return capture.New(head, tail, nil)
 }
 
 // fill turns the outcome into the result's fields and notes.
 func (e *Executor) fill(res *shellcap.Result, out *outcome) {
 	res.TimedOut, res.Canceled, res.OutputLimitExceeded = out.timedOut, out.canceled, out.limitHit
 	res.ExitCode, res.Signal = out.exitCode, out.signal
-	res.Stdout, res.StdoutBytes, res.StdoutOmitted = e.text(out.stdout), out.stdout.Total(), out.stdout.Omitted()
-	res.Stderr, res.StderrBytes, res.StderrOmitted = e.text(out.stderr), out.stderr.Total(), out.stderr.Omitted()
+	res.Stdout, res.StdoutOmitted = e.text(out.stdout, e.budgets[0])
+	res.Stderr, res.StderrOmitted = e.text(out.stderr, e.budgets[1])
+	res.StdoutBytes, res.StderrBytes = out.stdout.Total(), out.stderr.Total()
 	res.Truncated = res.StdoutOmitted > 0 || res.StderrOmitted > 0 || out.limitHit
 	if out.canceled {
 		res.Notes = append(res.Notes, "Command was cancelled; its processes in the container were killed.")
@@ -274,11 +270,18 @@ func (e *Executor) fill(res *shellcap.Result, out *outcome) {
 	}
 }
 
-func (e *Executor) text(b *capture.Buffer) string {
+// text is what a result shows of a stream and how many of its bytes it
+// leaves out: the stream's budget of characters at each end when it has
+// one (as Shell.Run), else what the buffer kept.
+func (e *Executor) text(b *capture.Buffer, budget core.Budget) (string, int64) {
 	_ = b.Close()
-	s := string(b.Bytes())
+	kept, omitted := b.Bytes(), b.Omitted()
+	if !budget.IsZero() {
+		kept, omitted = b.BytesWithin(budget.Head, budget.Tail)
+	}
+	s := string(kept)
 	if !e.opts.KeepANSI {
 		s = textfmt.StripANSI(s)
 	}
-	return s
+	return s, omitted
 }

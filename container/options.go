@@ -57,7 +57,7 @@ const (
 	DefaultTmpfsSize = 64 << 20  // Options.TmpfsSize: 64 MiB
 	DefaultNoFile    = 1024      // Options.NoFile
 	DefaultNProc     = 256       // Options.NProc
-	DefaultShell     = "/bin/sh" // Options.Shell
+	DefaultShellPath = "/bin/sh" // Options.ShellPath
 )
 
 // WorkspaceMount is where the workspace appears inside the container.
@@ -108,9 +108,10 @@ type Options struct {
 	// workspace of a read-only Shell.
 	WritableWorkspace bool
 
-	// Shell runs each command as `Shell -c COMMAND` inside the container.
-	// Empty means /bin/sh.
-	Shell string
+	// ShellPath is the shell binary that runs each command as
+	// `ShellPath -c COMMAND` inside the container, an absolute path in the
+	// image. Empty means /bin/sh.
+	ShellPath string
 
 	// Memory limits the container's memory in bytes (--memory). Zero means
 	// 512 MiB; negative is an error.
@@ -223,11 +224,11 @@ func (o Options) resolve(st core.Settings, readOnly bool) (Options, error) {
 	if err := o.resolveWorkspace(st.Workspace, readOnly); err != nil {
 		return o, err
 	}
-	if o.Shell == "" {
-		o.Shell = DefaultShell
+	if o.ShellPath == "" {
+		o.ShellPath = DefaultShellPath
 	}
-	if !strings.HasPrefix(o.Shell, "/") {
-		return o, optionErr("Shell", "%q must be an absolute path inside the container", o.Shell)
+	if !strings.HasPrefix(o.ShellPath, "/") {
+		return o, optionErr("ShellPath", "%q must be an absolute path inside the container", o.ShellPath)
 	}
 	ints := []struct {
 		name string

@@ -128,7 +128,7 @@ func execute(ctx context.Context, st starter, command string, timeout time.Durat
 	if werr != nil {
 		return nil, werr
 	}
-	o.exitCode = exitCode(state)
+	o.exitCode, _ = core.ExitStatus(state)
 	o.stdout, o.stderr = stdout.String(), stderr.String()
 	return o, nil
 }

@@ -56,6 +56,8 @@
 //	MaxOutputChars    Options.MaxOutputChars, 0: Shell's (every Text)                   Result.TextLimit
 //	KeepANSI          Options.KeepANSI or Shell's   the same                            the same
 //	HeadAndTail       no (Text keeps the end)       no (the log's end)                  Result.HeadAndTail: head and end of each log
+//	StdoutBudget,     no (Text keeps the end)       no (the log's end)                  each stream cut to its budget, as Shell.Run
+//	  StderrBudget
 //	DefaultTimeout    no timeout                    Timeout 0: Shell's, at most 270 s   Request.Timeout 0: no limit
 //	MaxTimeout        -                             bounds Timeout (and 270 s)          bounds Request.Timeout
 //	MaxFileBytes      yes, and it bounds each log too (the smaller of it and Options.MaxLogBytes)
@@ -148,9 +150,12 @@
 //
 // # Faults
 //
-// A job that fails under the Shell's MaxFileBytes gets the note
-// Shell.Run gives a foreground command (SIGXFSZ named as the cause when it
-// was). A full disk does not lose how a job ended: every status file
+// A job gets the notes Shell.Run gives a foreground command on what the
+// Shell's resource limits did (its status records the limits and the CPU
+// time used): SIGXFSZ named as the cause when it killed the job or a child
+// of it, the CPU time limit only when it ended the job, a failure under
+// MaxFileBytes or MemoryLimit, and on every result a MaxProcesses the
+// kernel does not enforce (root). A full disk does not lose how a job ended: every status file
 // reserves room (trailing spaces) and is rewritten in place when a
 // replacement cannot be written; the bytes its logs could not take are
 // counted, and Check, Wait and Stop say how many and why. A workspace

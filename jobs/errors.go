@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"strconv"
 
@@ -50,4 +52,16 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// marshalReadable is json.Marshal without HTML escaping: commands are full
+// of < > &, and a result reads as Shell.Run's JSON does.
+func marshalReadable(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

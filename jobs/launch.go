@@ -68,6 +68,9 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 		Stdin:        cfg.stdin,
 		MaxLogBytes:  m.opts.MaxLogBytes,
 		MaxFileBytes: c.Settings.MaxFileBytes,
+		CPUTimeMS:    c.Settings.CPUTime.Milliseconds(),
+		MemoryLimit:  c.Settings.MemoryLimit,
+		MaxProcesses: c.Settings.MaxProcesses,
 		GraceMS:      m.opts.KillGrace.Milliseconds(),
 		TimeoutMS:    cfg.timeout.Milliseconds(),
 	}

@@ -499,12 +499,16 @@ func (m *Manager) report(j *job, st *status, newOnly bool) *JobResult {
 	if st.finished() {
 		res.Status = StatusFinished
 	}
-	res.Notes = endNotes(st)
 	j.mu.Lock()
-	if j.gone {
-		res.Notes = append(res.Notes, goneNote)
-	}
+	gone := j.gone
 	j.mu.Unlock()
+	defer func() {
+		// After the logs: the notes look at the shell's reports on stderr.
+		res.Notes = endNotes(st, res.Stderr+res.Output)
+		if gone {
+			res.Notes = append(res.Notes, goneNote)
+		}
+	}()
 	type target struct {
 		name    string
 		text    *string
@@ -538,15 +542,14 @@ func (m *Manager) report(j *job, st *status, newOnly bool) *JobResult {
 	return res
 }
 
-// exitXFSZ is the exit status of a shell whose last command SIGXFSZ
-// killed (the signal is 25 on Linux, darwin and the BSDs).
-const exitXFSZ = 128 + 25
-
 // endNotes are the notes on how a job ended and what its logs lost: the
-// file-size limit when it failed under one (as Shell.Run says of a
-// foreground command), and output that could not be written to its logs
-// (a full disk).
-func endNotes(st *status) []string {
+// bytes a failed log write lost, then what the Shell's resource limits
+// did to it (core.LimitNotes, as for Shell.Run: the file-size limit that
+// killed it or a child of it, the CPU time limit that ended it, a failure
+// under the memory limit) and, on every result, a MaxProcesses the kernel
+// does not enforce. stderr is the end of its stderr (or combined log),
+// where the shell reports a child the file-size limit killed.
+func endNotes(st *status, stderr string) []string {
 	var notes []string
 	if lost := st.StdoutLost + st.StderrLost; lost > 0 {
 		why := st.LogError
@@ -556,13 +559,28 @@ func endNotes(st *status) []string {
 		notes = append(notes, strconv.FormatInt(lost, 10)+" bytes of the job's output were lost: its log could not be written ("+why+
 			"). The exit code and the rest of the log are kept; free space in the workspace before retrying.")
 	}
-	if st.finished() && st.ExitCode != nil && *st.ExitCode != 0 && !st.Stopped && !st.TimedOut {
-		xfsz := st.Signal == "SIGXFSZ" || *st.ExitCode == exitXFSZ
-		if n := core.FileLimitNote(st.MaxFileBytes, xfsz); n != "" {
-			notes = append(notes, n)
-		}
+	limits := core.Settings{
+		MaxFileBytes: st.MaxFileBytes, CPUTime: time.Duration(st.CPUTimeMS) * time.Millisecond,
+		MemoryLimit: st.MemoryLimit, MaxProcesses: st.MaxProcesses,
 	}
-	return notes
+	if !st.finished() || st.ExitCode == nil {
+		if core.NPROCUnenforced(limits.MaxProcesses) {
+			notes = append(notes, core.MaxProcessesUnenforced)
+		}
+		return notes
+	}
+	stopped := st.Stopped || st.TimedOut
+	if stopped {
+		// Its end is the stop's, not a failure the limits explain.
+		limits.MaxFileBytes, limits.MemoryLimit = 0, 0
+	}
+	cpu := time.Duration(-1)
+	if st.CPUUsedMS != nil {
+		cpu = time.Duration(*st.CPUUsedMS) * time.Millisecond
+	}
+	return append(notes, core.LimitNotes(limits, core.LimitOutcome{
+		ExitCode: *st.ExitCode, Signal: st.Signal, Stderr: stderr, CPU: cpu, Stopped: stopped,
+	})...)
 }
 
 // clean makes log bytes readable for the model.

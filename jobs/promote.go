@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/core"
@@ -38,7 +39,10 @@ type RunResult struct {
 
 // Text returns what the model reads: the Result's text, or for a promoted
 // command the output so far, how to check, wait on and stop the job, and
-// "[status: running]" last.
+// "[status: running]" last. Within the character cap the output gives way
+// first, then the note shortens to the job's ID alone, then the status
+// line goes; no line is cut in the middle while the cap can hold the
+// shortest one.
 func (r *RunResult) Text() string {
 	if !r.Promoted {
 		if r.Result == nil {
@@ -46,14 +50,27 @@ func (r *RunResult) Text() string {
 		}
 		return r.Result.Text() // within its TextLimit, with its HeadAndTail
 	}
-	jr := &JobResult{Stdout: r.Stdout, Stderr: r.Stderr}
-	var b strings.Builder
-	b.WriteString(jr.sections())
-	b.WriteString("\n[The command is still running after " + textfmt.FormatSeconds(r.After.Round(time.Millisecond)) +
+	body := (&JobResult{Stdout: r.Stdout, Stderr: r.Stderr}).sections()
+	long := "[The command is still running after " + textfmt.FormatSeconds(r.After.Round(time.Millisecond)) +
 		" and continues in the background as command ID " + r.ID + ". Check its new output with check_command (new_only), " +
-		"wait for it with wait_command, stop it with stop_command.]")
-	b.WriteString("\n[status: running]")
-	return capText(b.String(), r.maxChars)
+		"wait for it with wait_command, stop it with stop_command.]"
+	short := "[It continues in the background as command ID " + r.ID + ".]"
+	const status = "[status: running]"
+	if r.maxChars <= 0 {
+		return joinLines(body, []string{long, status})
+	}
+	// The longest trailers that leave some output (as Result.Text keeps
+	// minOutputChars), then the longest that fit at all: the job's ID
+	// outlives the status line, which outlives the output.
+	least := min(utf8.RuneCountInString(body), 64)
+	for _, least := range []int{least, 0} {
+		for _, trailers := range [][]string{{long, status}, {short, status}, {short}} {
+			if utf8.RuneCountInString(strings.Join(trailers, "\n"))+1+least <= r.maxChars {
+				return fitTrailers(body, trailers, r.maxChars)
+			}
+		}
+	}
+	return fitTrailers(body, []string{short}, r.maxChars)
 }
 
 // Run runs a command as a job and waits for it up to foreground. If it
@@ -148,7 +165,14 @@ func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time
 	if core.Of(m.sh).Settings.HeadAndTail {
 		m.headAndTail(j, st, rep)
 	}
+	totals := m.budgets(j, st, rep)
 	res.Result = m.runResult(req, rep, res.After)
+	if totals.stdout >= 0 {
+		res.Result.StdoutBytes = totals.stdout
+	}
+	if totals.stderr >= 0 {
+		res.Result.StderrBytes = totals.stderr
+	}
 	if rep.StdoutOmitted > 0 || rep.StderrOmitted > 0 {
 		// Keep the logs for the model to search; retention removes them.
 		res.Result.Truncated = true

@@ -1,7 +1,6 @@
 package jobs
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -49,7 +48,7 @@ type StartResult struct {
 // MarshalJSON renders Err as its message, "error".
 func (r StartResult) MarshalJSON() ([]byte, error) {
 	type plain StartResult
-	return json.Marshal(struct {
+	return marshalReadable(struct {
 		plain
 		Error string `json:"error,omitempty"`
 	}{plain(r), errText(r.Err)})
@@ -131,7 +130,7 @@ type JobResult struct {
 // MarshalJSON renders Err as its message, "error".
 func (r JobResult) MarshalJSON() ([]byte, error) {
 	type plain JobResult
-	return json.Marshal(struct {
+	return marshalReadable(struct {
 		plain
 		Error string `json:"error,omitempty"`
 	}{plain(r), errText(r.Err)})
@@ -140,32 +139,33 @@ func (r JobResult) MarshalJSON() ([]byte, error) {
 // Text returns what the model reads. Check and Wait: the labelled output
 // or "(no output yet)", then a "[...]" line per note, then "\n[status: running|finished]", then
 // "\n[exit code: N]" when known. Stop: the output or "(no output)", then
-// "\n[stopped]", then "\n[exit code: N]" when known. The status lines come
-// last, so the character cap (which keeps the end) keeps them.
+// "\n[stopped]", then "\n[exit code: N]" when known. Within the character cap the output
+// gives way first (its end is kept), then the notes and status lines, the
+// first one first: the exit-code line is whole whenever the cap can hold
+// it, and no trailer is cut in the middle.
 func (r *JobResult) Text() string {
 	if r.Err != nil {
 		return capText(r.Err.Error(), r.maxChars)
 	}
-	var b strings.Builder
-	b.WriteString(r.sections())
+	var trailers []string
 	for _, n := range r.Notes {
-		b.WriteString("\n[" + n + "]")
+		trailers = append(trailers, "["+n+"]")
 	}
 	if r.TimedOut {
-		b.WriteString("\n[the job's timeout stopped it]")
+		trailers = append(trailers, "[the job's timeout stopped it]")
 	}
 	if r.SupervisorLost {
-		b.WriteString("\n[the job's supervisor was lost; its exit code is unknown]")
+		trailers = append(trailers, "[the job's supervisor was lost; its exit code is unknown]")
 	}
 	if r.Stopped {
-		b.WriteString("\n[stopped]")
+		trailers = append(trailers, "[stopped]")
 	} else {
-		b.WriteString("\n[status: " + string(r.Status) + "]")
+		trailers = append(trailers, "[status: "+string(r.Status)+"]")
 	}
 	if r.ExitCode != nil {
-		b.WriteString("\n[exit code: " + strconv.Itoa(*r.ExitCode) + "]")
+		trailers = append(trailers, "[exit code: "+strconv.Itoa(*r.ExitCode)+"]")
 	}
-	return capText(b.String(), r.maxChars)
+	return fitTrailers(r.sections(), trailers, r.maxChars)
 }
 
 func (r *JobResult) sections() string {
@@ -207,7 +207,7 @@ type InputResult struct {
 // MarshalJSON renders Err as its message, "error".
 func (r InputResult) MarshalJSON() ([]byte, error) {
 	type plain InputResult
-	return json.Marshal(struct {
+	return marshalReadable(struct {
 		plain
 		Error string `json:"error,omitempty"`
 	}{plain(r), errText(r.Err)})

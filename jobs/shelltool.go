@@ -22,10 +22,10 @@ const (
 	shellLinesMaxSize = 1 << 20 // above this, Finished events carry no line count
 )
 
-// ShellMode selects whether Shell waits for the command.
+// ShellMode selects whether [Manager.ShellTool] waits for the command.
 type ShellMode string
 
-// The Shell modes.
+// The shell tool modes.
 const (
 	// Foreground waits up to the timeout and returns the log's end.
 	Foreground ShellMode = "foreground"
@@ -114,7 +114,7 @@ type ShellResult struct {
 // MarshalJSON renders Err as its message, "error".
 func (r ShellResult) MarshalJSON() ([]byte, error) {
 	type plain ShellResult
-	return json.Marshal(struct {
+	return marshalReadable(struct {
 		plain
 		Error string `json:"error,omitempty"`
 	}{plain(r), errText(r.Err)})

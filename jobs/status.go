@@ -76,7 +76,15 @@ type status struct {
 	// MaxFileBytes is the file-size limit the command ran under (the
 	// Shell's max_file_bytes); 0 means none.
 	MaxFileBytes int64 `json:"max_file_bytes,omitempty"`
-	StdinClosed  bool  `json:"stdin_closed,omitempty"`
+	// CPUTimeMS, MemoryLimit and MaxProcesses are the Shell's other
+	// limits the command ran under (cpu_time, memory_limit,
+	// max_processes); CPUUsedMS is the CPU time the command's shell and
+	// the children it waited for used, once it ended.
+	CPUTimeMS    int64  `json:"cpu_time_ms,omitempty"`
+	MemoryLimit  int64  `json:"memory_limit,omitempty"`
+	MaxProcesses int    `json:"max_processes,omitempty"`
+	CPUUsedMS    *int64 `json:"cpu_used_ms,omitempty"`
+	StdinClosed  bool   `json:"stdin_closed,omitempty"`
 
 	// Sandbox is what the Confiner enforces for a confined job (profile,
 	// network, layers, downgrades, and what the check after the job

@@ -84,6 +84,11 @@ type spec struct {
 	// MaxFileBytes is the Shell's file-size limit on the command (0:
 	// none), recorded in the status for the notes on how it ended.
 	MaxFileBytes int64 `json:"max_file_bytes,omitempty"`
+	// CPUTimeMS, MemoryLimit and MaxProcesses are the Shell's other
+	// limits on the command, recorded likewise.
+	CPUTimeMS    int64 `json:"cpu_time_ms,omitempty"`
+	MemoryLimit  int64 `json:"memory_limit,omitempty"`
+	MaxProcesses int   `json:"max_processes,omitempty"`
 	GraceMS      int64 `json:"grace_ms"`
 	TimeoutMS    int64 `json:"timeout_ms"`
 }
@@ -203,6 +208,9 @@ func (s *supervisor) run(replyFile *os.File) error {
 		KillGraceMS:          s.sp.GraceMS,
 		Sandbox:              s.sp.Sandbox,
 		MaxFileBytes:         s.sp.MaxFileBytes,
+		CPUTimeMS:            s.sp.CPUTimeMS,
+		MemoryLimit:          s.sp.MemoryLimit,
+		MaxProcesses:         s.sp.MaxProcesses,
 	}
 	if err := writeStatus(s.sp.Key, s.sp.Dir, s.st); err != nil {
 		// Without a status file nobody can find the job: undo.
@@ -503,6 +511,10 @@ func (s *supervisor) finish(state *os.ProcessState, stopped, timedOut bool) erro
 	s.st.FinishedAt = &now
 	s.st.ExitCode = &code
 	s.st.Signal = sig
+	if state != nil {
+		used := (state.UserTime() + state.SystemTime()).Milliseconds()
+		s.st.CPUUsedMS = &used
+	}
 	s.st.Stopped = stopped
 	s.st.TimedOut = timedOut
 	s.st.StdoutBytes, s.st.StdoutDropped = counts[0][0], counts[0][1]

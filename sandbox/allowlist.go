@@ -16,6 +16,7 @@ type RuleError struct {
 	Reason string
 }
 
+// Error names the rule and why it is invalid.
 func (e *RuleError) Error() string {
 	return "sandbox: allow rule " + strconv.Quote(e.Rule) + ": " + e.Reason
 }

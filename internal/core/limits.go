@@ -58,11 +58,11 @@ func LimitNotes(s Settings, o LimitOutcome) []string {
 		limit := strconv.FormatInt(l, 10)
 		switch {
 		case o.Signal == "SIGXFSZ" || o.ExitCode == 128+sigXFSZ:
-			notes = append(notes, "File-size limit exceeded: max_file_bytes="+limit+". Reduce file output before retrying.")
+			notes = append(notes, FileLimitNote(l, true))
 		case strings.Contains(o.Stderr, xfszReport):
 			notes = append(notes, "A process was killed by the file-size limit (max_file_bytes="+limit+") and the command went on: a file it wrote stops at the limit. Reduce file output before retrying.")
 		case failed:
-			notes = append(notes, "Command failed with max_file_bytes="+limit+"; file writes may have reached the per-file limit.")
+			notes = append(notes, FileLimitNote(l, false))
 		}
 	}
 	if s.CPUTime > 0 && !o.Stopped && cpuLimitEnded(s.CPUTime, o) {

@@ -19,6 +19,7 @@ type UnsafeError struct {
 	Reason string
 }
 
+// Error names the path and why it is unsafe.
 func (e *UnsafeError) Error() string {
 	return "safefs: refusing " + e.Path + ": " + e.Reason
 }
