@@ -70,9 +70,11 @@ func TestRequestErrors(t *testing.T) {
 		{name: "invalid UTF-8", req: shellcap.Request{Command: "echo \xff"}, kind: shellcap.ErrInvalidUTF8,
 			text: "The command is not valid UTF-8; the operating system cannot receive it unchanged."},
 		{name: "negative timeout", req: shellcap.Request{Command: "true", Timeout: -time.Second}, kind: shellcap.ErrTimeoutRange,
-			text: "The timeout must be greater than zero and at most 60s (got -1s)."},
+			text: "The timeout must be at least 0.001s and at most 60s (got -1s)."},
 		{name: "timeout above maximum", req: shellcap.Request{Command: "true", Timeout: 2 * time.Minute}, kind: shellcap.ErrTimeoutRange,
-			text: "The timeout must be greater than zero and at most 60s (got 120s)."},
+			text: "The timeout must be at least 0.001s and at most 60s (got 120s)."},
+		{name: "timeout below the minimum", req: shellcap.Request{Command: "true", Timeout: 500 * time.Nanosecond}, kind: shellcap.ErrTimeoutRange,
+			text: "The timeout must be at least 0.001s and at most 60s (got 500ns)."},
 		{name: "command over the argument limit", req: shellcap.Request{Command: "echo " + strings.Repeat("x", 200_000)}, kind: shellcap.ErrCommandTooLong,
 			text: "The command is 200005 bytes; one argument may hold at most 131071. Write long scripts to a file and run the file instead."},
 	}

@@ -444,16 +444,20 @@ func (s *Shell) timeout(t time.Duration) (time.Duration, *RequestError) {
 }
 
 // resolveTimeout resolves a requested timeout: zero means def; anything
-// else must be greater than zero and at most max. Every executor's
-// timeouts go through it (core.Shell.Timeout), so the message the model
-// reads is the same everywhere.
+// else must be at least core.MinTimeout and at most max. Every executor's
+// timeouts go through it (core.Shell.Timeout), and the front ends use the
+// same message (core.TimeoutRange), so the model reads one text
+// everywhere.
 func resolveTimeout(t, def, max time.Duration) (time.Duration, *RequestError) {
 	switch {
 	case t == 0:
 		return def, nil
-	case t < 0 || t > max:
-		return 0, requestErr(ErrTimeoutRange, "The timeout must be greater than zero and at most %s (got %s).",
-			textfmt.FormatSeconds(max), textfmt.FormatSeconds(t))
+	case t < core.MinTimeout || t > max:
+		got := textfmt.FormatSeconds(t)
+		if t > -core.MinTimeout && t < core.MinTimeout {
+			got = t.String() // FormatSeconds would round it to 0s
+		}
+		return 0, &RequestError{Kind: ErrTimeoutRange, Msg: core.TimeoutRange("", max, got)}
 	}
 	return t, nil
 }

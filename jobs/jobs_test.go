@@ -202,7 +202,7 @@ func TestWait(t *testing.T) {
 		t.Fatalf("Wait = %q, %v", w.Text(), err)
 	}
 	w, _ = m.Wait(ctx, quick, -time.Second)
-	if !strings.Contains(w.Text(), "timeout must be greater than zero") {
+	if !strings.Contains(w.Text(), "timeout must be at least 0.001s") {
 		t.Fatalf("negative timeout: %q", w.Text())
 	}
 }

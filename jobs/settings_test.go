@@ -179,7 +179,7 @@ func TestTimeoutsFromShell(t *testing.T) {
 	if _, err := m.Stop(ctxFor(t), jobs.StopRequest{ID: sr.ID}); err != nil {
 		t.Fatal(err)
 	}
-	const msg = "The timeout must be greater than zero and at most 5s (got 6s)."
+	const msg = "The timeout must be at least 0.001s and at most 5s (got 6s)."
 	sr, err = m.ShellTool(ctxFor(t), jobs.ShellRequest{Command: "true", Timeout: 6 * time.Second})
 	if err != nil || !errors.Is(sr.Err, shellcap.ErrTimeoutRange) || sr.ID != "" || sr.Text() != msg {
 		t.Fatalf("Shell over MaxTimeout: %v %+v %q", err, sr, sr.Text())
@@ -189,7 +189,7 @@ func TestTimeoutsFromShell(t *testing.T) {
 		t.Fatalf("Run over MaxTimeout: %v %+v", err, rr)
 	}
 	w, err := m.Wait(ctxFor(t), "x", jobs.MaxWait+time.Second)
-	if err != nil || !errors.Is(w.Err, shellcap.ErrTimeoutRange) || w.ExitCode != nil || w.Text() != "The timeout must be greater than zero and at most 600s (got 601s)." {
+	if err != nil || !errors.Is(w.Err, shellcap.ErrTimeoutRange) || w.ExitCode != nil || w.Text() != "The timeout must be at least 0.001s and at most 600s (got 601s)." {
 		t.Fatalf("Wait over MaxWait: %v %+v %q", err, w, w.Text())
 	}
 }

@@ -52,8 +52,8 @@ func TestTimeoutArguments(t *testing.T) {
 		{"0.0000001", "at least 0.001s"},
 		{"0", "at least 0.001s"},
 		{"-1", "at least 0.001s"},
-		{"2e6", "(got 2e6)"},
-		{"1e400", "(got 1e400)"},
+		{"2e6", "(got 2e6s)"},
+		{"1e400", "(got 1e400s)"},
 		{`"NaN"`, "must be a number of seconds"},
 		{`"5"`, "must be a number of seconds"},
 	}
@@ -70,7 +70,7 @@ func TestTimeoutArguments(t *testing.T) {
 			}
 			got := text(res)
 			if !res.IsError || !strings.Contains(got, v.want) || strings.Contains(got, "ran") ||
-				(!strings.HasPrefix(v.raw, `"`) && (!strings.Contains(got, tc.arg+" must be") || !strings.Contains(got, tc.max))) {
+				(!strings.HasPrefix(v.raw, `"`) && (!strings.Contains(got, "("+tc.arg+") must be") || !strings.Contains(got, tc.max))) {
 				t.Errorf("%s %s=%s: isError %v, %q; want %q and %q", tc.tool, tc.arg, v.raw, res.IsError, got, v.want, tc.max)
 			}
 			if tc.tool == mcpserver.RunCommand || tc.tool == mcpserver.BashTool {

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shellcap/shellcap"
-	"github.com/shellcap/shellcap/internal/textfmt"
+	"github.com/shellcap/shellcap/internal/core"
 )
 
 // This file is the one argument decoder every tool handler uses: strict
@@ -27,7 +27,7 @@ const maxEcho = 100
 // MinTimeout is the shortest timeout a tool accepts (timeout_seconds of
 // run_command, bash and wait_command, timeout of shell). Shorter values,
 // which would round to no timeout at all, are refused.
-const MinTimeout = time.Millisecond
+const MinTimeout = core.MinTimeout
 
 // Echo quotes the model's input s for a message, cut to maxEcho
 // characters with an ellipsis.
@@ -64,6 +64,8 @@ func decodeArgs(tool string, raw json.RawMessage, v any) *Result {
 	switch {
 	case errors.As(err, &ae):
 		msg = ae.Error()
+	case errors.As(err, &te) && te.Field == "":
+		msg = fmt.Sprintf("the arguments must be a JSON object, not a JSON %s", te.Value)
 	case errors.As(err, &te) && te.Field != "":
 		// The arguments are flat: the field path names Go's embedded
 		// structs (idArgs.command_id), not the model's JSON.
@@ -73,9 +75,15 @@ func decodeArgs(tool string, raw json.RawMessage, v any) *Result {
 		name := strings.TrimSuffix(strings.TrimPrefix(err.Error(), `json: unknown field "`), `"`)
 		msg = fmt.Sprintf("unknown argument %s", Echo(name))
 	default:
-		msg = cut(err.Error())
+		msg = "they are not valid JSON (" + cut(strings.TrimPrefix(err.Error(), "json: ")) + ")"
 	}
-	return errorResult(fmt.Sprintf("Invalid arguments for %s: %s.", cut(tool), msg))
+	return invalid(tool, msg)
+}
+
+// invalid is the one text of an invalid argument: "Invalid arguments for
+// TOOL: WHAT."
+func invalid(tool, what string) *Result {
+	return errorResult(fmt.Sprintf("Invalid arguments for %s: %s.", cut(tool), what))
 }
 
 // jsonKind names a Go kind the way the model's JSON does.
@@ -98,12 +106,12 @@ type argError struct{ msg string }
 
 func (e *argError) Error() string { return e.msg }
 
-// required returns the value of a required argument, or the result
-// saying it is missing.
-func required[T any](v *T, name string) (T, *Result) {
+// required returns the value of a required argument of tool, or the
+// result saying it is missing, in the form every invalid argument takes.
+func required[T any](tool string, v *T, name string) (T, *Result) {
 	if v == nil {
 		var zero T
-		return zero, errorResult(fmt.Sprintf("missing required argument %q", name))
+		return zero, invalid(tool, fmt.Sprintf("missing required argument %q", name))
 	}
 	return *v, nil
 }
@@ -139,13 +147,12 @@ func (s *seconds) UnmarshalJSON(b []byte) error {
 func (s seconds) duration(name string, max time.Duration, isRequired bool) (time.Duration, error) {
 	if !s.set {
 		if isRequired {
-			return 0, fmt.Errorf("missing required argument %q", name)
+			return 0, &argError{fmt.Sprintf("missing required argument %q", name)}
 		}
 		return 0, nil
 	}
 	if math.IsNaN(s.v) || s.v < MinTimeout.Seconds() || s.v > max.Seconds() {
-		return 0, &shellcap.RequestError{Kind: shellcap.ErrTimeoutRange, Msg: fmt.Sprintf("%s must be at least %s and at most %s (got %s).",
-			name, textfmt.FormatSeconds(MinTimeout), textfmt.FormatSeconds(max), cut(s.text))}
+		return 0, &shellcap.RequestError{Kind: shellcap.ErrTimeoutRange, Msg: core.TimeoutRange(name, max, cut(s.text)+"s")}
 	}
 	return time.Duration(s.v * float64(time.Second)), nil
 }

@@ -3,6 +3,7 @@ package toolset
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/shellcap/shellcap"
@@ -17,7 +18,7 @@ func (ts *Toolset) startCommand(ctx context.Context, c *Conversation, raw json.R
 	if bad := decodeArgs(StartCommand, raw, &args); bad != nil {
 		return bad, nil
 	}
-	command, bad := required(args.Command, "command")
+	command, bad := required(StartCommand, args.Command, "command")
 	if bad != nil {
 		return bad, nil
 	}
@@ -36,8 +37,8 @@ type idArgs struct {
 // id returns the command_id argument. An over-long one is cut for the
 // messages that repeat it: it names no job either way (an ID is 32
 // characters).
-func (a *idArgs) id() (string, *Result) {
-	id, bad := required(a.CommandID, "command_id")
+func (a *idArgs) id(tool string) (string, *Result) {
+	id, bad := required(tool, a.CommandID, "command_id")
 	return cut(id), bad
 }
 
@@ -49,7 +50,7 @@ func (ts *Toolset) checkCommand(ctx context.Context, c *Conversation, raw json.R
 	if bad := decodeArgs(CheckCommand, raw, &args); bad != nil {
 		return bad, nil
 	}
-	id, bad := args.id()
+	id, bad := args.id(CheckCommand)
 	if bad != nil {
 		return bad, nil
 	}
@@ -68,11 +69,15 @@ func (ts *Toolset) waitCommand(ctx context.Context, c *Conversation, raw json.Ra
 	if bad := decodeArgs(WaitCommand, raw, &args); bad != nil {
 		return bad, nil
 	}
-	id, bad := args.id()
+	id, bad := args.id(WaitCommand)
 	if bad != nil {
 		return bad, nil
 	}
 	timeout, err := args.TimeoutSeconds.duration("timeout_seconds", jobs.MaxWait, true)
+	var missing *argError
+	if errors.As(err, &missing) {
+		return invalid(WaitCommand, missing.msg), nil
+	}
 	if err != nil {
 		return errorResult(err.Error()), nil
 	}
@@ -92,11 +97,11 @@ func (ts *Toolset) sendInput(ctx context.Context, c *Conversation, raw json.RawM
 	if bad := decodeArgs(SendInput, raw, &args); bad != nil {
 		return bad, nil
 	}
-	id, bad := args.id()
+	id, bad := args.id(SendInput)
 	if bad != nil {
 		return bad, nil
 	}
-	input, bad := required(args.Text, "text")
+	input, bad := required(SendInput, args.Text, "text")
 	if bad != nil {
 		return bad, nil
 	}
@@ -112,7 +117,7 @@ func (ts *Toolset) stopCommand(ctx context.Context, c *Conversation, raw json.Ra
 	if bad := decodeArgs(StopCommand, raw, &args); bad != nil {
 		return bad, nil
 	}
-	id, bad := args.id()
+	id, bad := args.id(StopCommand)
 	if bad != nil {
 		return bad, nil
 	}
@@ -154,7 +159,7 @@ func (ts *Toolset) shellTool(ctx context.Context, c *Conversation, raw json.RawM
 	if bad := decodeArgs(ShellTool, raw, &args); bad != nil {
 		return bad, nil
 	}
-	command, bad := required(args.Command, "command")
+	command, bad := required(ShellTool, args.Command, "command")
 	if bad != nil {
 		return bad, nil
 	}
@@ -164,7 +169,7 @@ func (ts *Toolset) shellTool(ctx context.Context, c *Conversation, raw json.RawM
 	case "background":
 		r.Mode = jobs.Background
 	default:
-		return errorResult(fmt.Sprintf(`mode must be "foreground" or "background" (got %s).`, Echo(mode))), nil
+		return invalid(ShellTool, fmt.Sprintf(`mode must be "foreground" or "background" (got %s)`, Echo(mode))), nil
 	}
 	_, shellMax := ts.opts.Jobs.ShellTimeouts()
 	timeout, err := args.Timeout.duration("timeout", shellMax, false)

@@ -48,7 +48,7 @@ func TestOptions(t *testing.T) {
 		t.Error("Tool(name) disagrees with Tools()")
 	}
 	res, err := ts.Call(context.Background(), nil, toolset.RunCommand, nil, toolset.Hooks{})
-	if err != nil || !res.IsError || res.Text != `missing required argument "command"` {
+	if err != nil || !res.IsError || res.Text != `Invalid arguments for run_command: missing required argument "command".` {
 		t.Errorf("no arguments: %v %+v", err, res)
 	}
 }

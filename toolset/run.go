@@ -16,7 +16,7 @@ func (ts *Toolset) runCommand(ctx context.Context, c *Conversation, raw json.Raw
 	if bad := decodeArgs(RunCommand, raw, &args); bad != nil {
 		return bad, nil
 	}
-	command, bad := required(args.Command, "command")
+	command, bad := required(RunCommand, args.Command, "command")
 	if bad != nil {
 		return bad, nil
 	}

@@ -274,7 +274,7 @@ func TestReActInput(t *testing.T) {
 		{"```\n{\"command\":\"echo in\"}\n```", "[stdout]\nin\n"},
 		{"```{\"command\":\"echo in\"}```", "[stdout]\nin\n"},
 		{`echo in`, "Invalid arguments for run_command: "},
-		{``, `missing required argument "command"`},
+		{``, `Invalid arguments for run_command: missing required argument "command".`},
 	} {
 		got, err := run.Call(testCtx(t), tc.input)
 		if err != nil || !strings.HasPrefix(got, tc.want) {
