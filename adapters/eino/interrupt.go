@@ -13,8 +13,6 @@ func init() {
 	// The pending question is the interrupt's info and its checkpointed
 	// state.
 	schema.RegisterName[toolset.Question]("shellcap_toolset_question")
-	schema.RegisterName[toolset.Answer]("shellcap_toolset_answer")
-	schema.RegisterName[*toolset.Answer]("shellcap_toolset_answer_ptr")
 }
 
 // call runs the tool named name in the call's conversation. A command the
