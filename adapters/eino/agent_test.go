@@ -181,3 +181,30 @@ func exists(dir, name string) bool {
 	_, err := os.Stat(filepath.Join(dir, name))
 	return err == nil
 }
+
+// TestAgentStreaming: in a streaming run the agent calls the tools as
+// StreamableTool; the model receives the same texts, and approvals
+// interrupt and resume the same way.
+func TestAgentStreaming(t *testing.T) {
+	ws := t.TempDir()
+	ts := newToolset(t, shellcap.Options{Workspace: ws, Policy: policy.Rules{Approval: true}})
+	conv := ts.Conversation("streaming")
+	defer conv.Close()
+	a := newAgent(t, agentConfig{tools: bind(t, ts, conv), streaming: true})
+	o := a.turn("cp", "go", callTools(toolset.RunCommand, `{"command":"echo streamed"}`, toolset.RunCommand, `{"command":"touch made.txt"}`))
+	if len(o.interrupts) != 1 {
+		t.Fatalf("want one interrupt, got %+v", o)
+	}
+	o = a.resume("cp", map[string]any{o.interrupts[0].ID: toolset.Answer{Approved: true}}, say("done"))
+	if o.text != "done" {
+		t.Fatalf("resumed turn ended %+v", o)
+	}
+	got := a.model.toolResults()
+	if want := "[stdout]\nstreamed\n"; got["call-0-run_command"] != want {
+		t.Errorf("streamed result %q, want %q", got["call-0-run_command"], want)
+	}
+	mustContain(t, "approved", got["call-1-run_command"], "(no output)")
+	if !exists(ws, "made.txt") {
+		t.Error("the approved command did not run")
+	}
+}
