@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/shellcap/shellcap"
@@ -190,7 +192,13 @@ func TestAgentStreaming(t *testing.T) {
 	ts := newToolset(t, shellcap.Options{Workspace: ws, Policy: policy.Rules{Approval: true}})
 	conv := ts.Conversation("streaming")
 	defer conv.Close()
-	a := newAgent(t, agentConfig{tools: bind(t, ts, conv), streaming: true})
+	var mu sync.Mutex
+	var paths []string
+	a := newAgent(t, agentConfig{tools: bind(t, ts, conv), streaming: true, called: func(p string) {
+		mu.Lock()
+		paths = append(paths, p)
+		mu.Unlock()
+	}})
 	o := a.turn("cp", "go", callTools(toolset.RunCommand, `{"command":"echo streamed"}`, toolset.RunCommand, `{"command":"touch made.txt"}`))
 	if len(o.interrupts) != 1 {
 		t.Fatalf("want one interrupt, got %+v", o)
@@ -206,5 +214,10 @@ func TestAgentStreaming(t *testing.T) {
 	mustContain(t, "approved", got["call-1-run_command"], "(no output)")
 	if !exists(ws, "made.txt") {
 		t.Error("the approved command did not run")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(paths) == 0 || slices.ContainsFunc(paths, func(p string) bool { return p != "stream" }) {
+		t.Errorf("tool calls took the paths %v, want stream only", paths)
 	}
 }

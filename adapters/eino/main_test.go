@@ -186,6 +186,9 @@ type agentConfig struct {
 	tools       []tool.BaseTool
 	middlewares []adk.AgentMiddleware
 	streaming   bool
+	// called, when set, is told each tool call's path through the
+	// ToolsNode: "invoke" or "stream".
+	called func(path string)
 }
 
 func newAgent(t *testing.T, c agentConfig) *agent {
@@ -195,7 +198,7 @@ func newAgent(t *testing.T, c agentConfig) *agent {
 		Name:        "shell-agent",
 		Description: "runs commands",
 		Model:       m,
-		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: c.tools}},
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: c.tools, ToolCallMiddlewares: pathRecorder(c.called)}},
 		Middlewares: c.middlewares,
 	})
 	if err != nil {
@@ -289,4 +292,26 @@ func bind(t *testing.T, ts *toolset.Toolset, conv *toolset.Conversation) []tool.
 		t.Fatal(err)
 	}
 	return tools
+}
+
+// pathRecorder is ToolsNode middleware that tells called which path each
+// tool call takes; nil for a nil called.
+func pathRecorder(called func(string)) []compose.ToolMiddleware {
+	if called == nil {
+		return nil
+	}
+	return []compose.ToolMiddleware{{
+		Invokable: func(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
+			return func(ctx context.Context, in *compose.ToolInput) (*compose.ToolOutput, error) {
+				called("invoke")
+				return next(ctx, in)
+			}
+		},
+		Streamable: func(next compose.StreamableToolEndpoint) compose.StreamableToolEndpoint {
+			return func(ctx context.Context, in *compose.ToolInput) (*compose.StreamToolOutput, error) {
+				called("stream")
+				return next(ctx, in)
+			}
+		},
+	}}
 }

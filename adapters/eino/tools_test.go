@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/toolset"
 
 	shelleino "github.com/shellcap/shellcap/adapters/eino"
@@ -94,23 +96,7 @@ func TestToolsNodeInvokeAndStream(t *testing.T) {
 		paths = append(paths, path)
 		mu.Unlock()
 	}
-	node, err := compose.NewToolNode(context.Background(), &compose.ToolsNodeConfig{
-		Tools: tools,
-		ToolCallMiddlewares: []compose.ToolMiddleware{{
-			Invokable: func(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
-				return func(ctx context.Context, in *compose.ToolInput) (*compose.ToolOutput, error) {
-					record("invoke")
-					return next(ctx, in)
-				}
-			},
-			Streamable: func(next compose.StreamableToolEndpoint) compose.StreamableToolEndpoint {
-				return func(ctx context.Context, in *compose.ToolInput) (*compose.StreamToolOutput, error) {
-					record("stream")
-					return next(ctx, in)
-				}
-			},
-		}},
-	})
+	node, err := compose.NewToolNode(context.Background(), &compose.ToolsNodeConfig{Tools: tools, ToolCallMiddlewares: pathRecorder(record)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,5 +204,42 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if _, err := shelleino.NewBackend(filesystem.NewInMemoryBackend(), shelleino.Config{}); !errors.Is(err, shelleino.ErrNoToolset) {
 		t.Errorf("backend without toolset: %v", err)
+	}
+}
+
+// TestEventHook: the shell tool's job events reach Config.Event with the
+// call's context.
+func TestEventHook(t *testing.T) {
+	ts := newToolset(t, shellcap.Options{})
+	conv := ts.Conversation("events")
+	defer conv.Close()
+	type key struct{}
+	var mu sync.Mutex
+	var kinds []jobs.ShellEventKind
+	var ctxOK bool
+	tools, err := shelleino.Tools(shelleino.Config{
+		Toolset:      ts,
+		Conversation: conv,
+		Tools:        []string{toolset.ShellTool},
+		Event: func(ctx context.Context, e jobs.ShellEvent) {
+			mu.Lock()
+			kinds = append(kinds, e.Kind)
+			ctxOK = ctx.Value(key{}) == "call"
+			mu.Unlock()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.WithValue(context.Background(), key{}, "call")
+	out, err := tools[0].(tool.InvokableTool).InvokableRun(ctx, `{"command":"echo evented"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "shell", out, "evented")
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(kinds, jobs.ShellStarted) || !ctxOK {
+		t.Errorf("events %v (call context %v)", kinds, ctxOK)
 	}
 }
