@@ -1,8 +1,8 @@
 // Package shellgenkit offers shellcap's tools to Genkit
 // (github.com/firebase/genkit/go): each tool of a [toolset.Toolset] becomes
-// a Genkit tool, defined with genkit.DefineTool and the toolset's
-// hand-written input schema, so genkit.Generate dispatches the model's tool
-// requests to shellcap.
+// a Genkit tool, registered on the Genkit instance with the toolset's name,
+// description and hand-written input schema, so genkit.Generate dispatches
+// the model's tool requests to shellcap.
 //
 // It is a thin binding: names, descriptions, schemas, texts and behaviour
 // are the toolset's.
@@ -34,10 +34,11 @@
 //
 // # Errors
 //
-// A tool call that fails (a refused command, an unknown job, a bad argument
-// the toolset rejects) is not a Go error: the model gets an [Output] with
-// IsError set and the toolset's text, and the generation goes on. Genkit
-// itself validates the arguments against the tool's input schema before the
-// tool runs; arguments that do not match it end genkit.Generate with
-// Genkit's error.
+// A tool call that fails (a refused command, an unknown job, invalid
+// arguments) is not a Go error: the model gets an [Output] with IsError set
+// and the toolset's text, and the generation goes on. The toolset, not
+// Genkit's schema check, judges the arguments (a tool defined with
+// genkit.DefineTool and an input schema would end genkit.Generate with
+// Genkit's validation error instead), so invalid arguments get the
+// toolset's one precise text, whichever host the call came through.
 package shellgenkit

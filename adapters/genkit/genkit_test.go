@@ -112,18 +112,33 @@ func TestToolsetError(t *testing.T) {
 	}
 }
 
-// TestSchemaInvalidArguments: Genkit validates the arguments against the
-// toolset's schema before the tool runs; a mismatch ends Generate with an
-// error naming the tool, and nothing runs.
-func TestSchemaInvalidArguments(t *testing.T) {
+// TestInvalidArguments: arguments that do not match the schema reach the
+// toolset, not Genkit's schema check: the model receives the toolset's one
+// precise text as an error, nothing runs, and the generation goes on.
+func TestInvalidArguments(t *testing.T) {
 	ws := t.TempDir()
 	h := newHarness(t, shellcap.Options{Workspace: ws})
 	conv := h.ts.Conversation("invalid")
 	defer conv.Close()
-	_, err := h.generate(conv, nil, "run", nil,
-		callTool(toolset.RunCommand, map[string]any{"cmd": "touch x.txt"}))
-	if err == nil || !strings.Contains(err.Error(), toolset.RunCommand) {
-		t.Fatalf("Generate error %v, want Genkit's invalid input error for %s", err, toolset.RunCommand)
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		raw  string
+	}{
+		{"unknown argument", map[string]any{"cmd": "touch x.txt"}, `{"cmd":"touch x.txt"}`},
+		{"wrong type", map[string]any{"command": 7}, `{"command":7}`},
+		{"out of range", map[string]any{"command": "touch x.txt", "timeout_seconds": 0.0005}, `{"command":"touch x.txt","timeout_seconds":0.0005}`},
+		{"no arguments", nil, `null`},
+	} {
+		resp := h.turn(conv, nil, "run", nil, callTool(toolset.RunCommand, tc.args), say("retry"))
+		got := h.got(1)
+		want := h.direct(toolset.RunCommand, tc.raw)
+		if len(got) != 1 || !got[0].IsError || got[0].Text != want.ModelText() {
+			t.Errorf("%s: model received %+v, want the error %q", tc.name, got, want.ModelText())
+		}
+		if resp.Text() != "retry" {
+			t.Errorf("%s: final text %q", tc.name, resp.Text())
+		}
 	}
 	if _, err := os.Stat(filepath.Join(ws, "x.txt")); err == nil {
 		t.Error("a command ran from invalid arguments")
@@ -163,7 +178,8 @@ func TestApproval(t *testing.T) {
 		return resp, ints[0]
 	}
 
-	t.Run("approved", func(t *testing.T) {
+	// approved
+	{
 		resp, p := ask("approved.txt")
 		part, err := h.tools.Restart(p, toolset.Answer{Approved: true})
 		if err != nil {
@@ -180,9 +196,10 @@ func TestApproval(t *testing.T) {
 		if resp.Text() != "made it" {
 			t.Errorf("final text %q", resp.Text())
 		}
-	})
+	}
 
-	t.Run("declined", func(t *testing.T) {
+	// declined
+	{
 		resp, p := ask("declined.txt")
 		part, err := h.tools.Restart(p, toolset.Answer{Approved: false, Reason: "not in this repository"})
 		if err != nil {
@@ -196,9 +213,10 @@ func TestApproval(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(ws, "declined.txt")); err == nil {
 			t.Error("the declined command ran")
 		}
-	})
+	}
 
-	t.Run("restart without an answer", func(t *testing.T) {
+	// restart without an answer
+	{
 		resp, p := ask("unanswered.txt")
 		part, err := h.tools.Tool(toolset.RunCommand).RestartWith(p)
 		if err != nil {
@@ -210,7 +228,7 @@ func TestApproval(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(ws, "unanswered.txt")); err == nil {
 			t.Error("a command restarted without an answer ran")
 		}
-	})
+	}
 }
 
 // TestNoApprover: without toolset.Approve in the Shell nobody can be asked,

@@ -25,18 +25,27 @@ type Output struct {
 // Tools are the toolset's tools, defined on one Genkit instance.
 type Tools struct {
 	ts   *toolset.Toolset
-	defs map[string]*ai.ToolDef[any, Output]
+	defs map[string]*ai.ToolDef[any, any]
 	refs []ai.ToolRef
 }
 
-// Define defines every tool ts offers on g, with genkit.DefineTool, its
-// name, description and hand-written input schema. Define it once per
-// Genkit instance: Genkit refuses (panics on) a second definition of the
-// same name.
+// Define defines every tool ts offers on g, with its name, description and
+// hand-written input schema, as a Genkit tool that genkit.Generate
+// dispatches the model's tool requests to. Define it once per Genkit
+// instance: Genkit refuses (panics on) a second definition of the same
+// name.
+//
+// The model reads the toolset's schema, but the toolset, not Genkit's
+// schema check, judges the arguments, so invalid ones get the toolset's one
+// precise text (an Output with IsError) and the generation goes on.
 func Define(g *genkit.Genkit, ts *toolset.Toolset) *Tools {
-	t := &Tools{ts: ts, defs: map[string]*ai.ToolDef[any, Output]{}}
+	t := &Tools{ts: ts, defs: map[string]*ai.ToolDef[any, any]{}}
 	for _, tool := range ts.Tools() {
-		def := genkit.DefineTool(g, tool.Name, tool.Description, t.handler(tool), ai.WithInputSchema(tool.InputSchema))
+		genkit.RegisterAction(g, newAction(tool, ai.NewTool(tool.Name, tool.Description, t.handler(tool))))
+		def, ok := genkit.LookupTool(g, tool.Name).(*ai.ToolDef[any, any])
+		if !ok {
+			panic(fmt.Sprintf("shellgenkit: tool %q is not registered on the Genkit instance", tool.Name))
+		}
 		t.defs[tool.Name] = def
 		t.refs = append(t.refs, def)
 	}
@@ -48,8 +57,9 @@ func (t *Tools) Refs() []ai.ToolRef {
 	return append([]ai.ToolRef(nil), t.refs...)
 }
 
-// Tool returns the Genkit tool named name, or nil.
-func (t *Tools) Tool(name string) *ai.ToolDef[any, Output] {
+// Tool returns the Genkit tool named name, as genkit.LookupTool gives it,
+// or nil.
+func (t *Tools) Tool(name string) *ai.ToolDef[any, any] {
 	return t.defs[name]
 }
 
