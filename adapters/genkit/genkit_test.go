@@ -331,3 +331,99 @@ func TestBashSession(t *testing.T) {
 		t.Errorf("another conversation's bash gave %+v, want none of the first's state", got)
 	}
 }
+
+// TestInterruptBesideAnotherCall: when the model asks for two commands at
+// once and only one needs approval, the other runs once, before the
+// interrupt; the resumed generation gives the model both results without
+// running it again.
+func TestInterruptBesideAnotherCall(t *testing.T) {
+	ws := t.TempDir()
+	h := newHarness(t, shellcap.Options{Workspace: ws, Policy: policy.Rules{Approval: true}})
+	conv := h.ts.Conversation("two")
+	defer conv.Close()
+	two := func([]shellgenkit.Output) []*ai.Part {
+		return []*ai.Part{
+			ai.NewToolRequestPart(&ai.ToolRequest{Name: toolset.BashTool, Ref: "a", Input: map[string]any{"command": "RUNS=$((RUNS+1)); echo free"}}),
+			ai.NewToolRequestPart(&ai.ToolRequest{Name: toolset.RunCommand, Ref: "b", Input: map[string]any{"command": "touch asked.txt"}}),
+		}
+	}
+	resp := h.turn(conv, nil, "both", nil, two)
+	ints := resp.Interrupts()
+	if resp.FinishReason != ai.FinishReasonInterrupted || len(ints) != 1 {
+		t.Fatalf("finish %q with %d interrupts, want interrupted with 1", resp.FinishReason, len(ints))
+	}
+	if q, _ := shellgenkit.Question(ints[0]); q.Command != "touch asked.txt" {
+		t.Fatalf("question about %q", q.Command)
+	}
+	part, err := h.tools.Restart(ints[0], toolset.Answer{Approved: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.turn(conv, resp.History(), "", []ai.GenerateOption{ai.WithToolRestarts(part)}, say("both done"))
+	got := h.got(0)
+	if len(got) != 2 {
+		t.Fatalf("model received %d outputs, want 2: %+v", len(got), got)
+	}
+	texts := got[0].Text + got[1].Text
+	if !strings.Contains(texts, "free") || got[0].IsError || got[1].IsError {
+		t.Errorf("model received %+v, want both results", got)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "asked.txt")); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+	res, err := conv.Call(context.Background(), toolset.BashTool, []byte(`{"command":"echo runs=$RUNS"}`), toolset.Hooks{})
+	if err != nil || !strings.Contains(res.Text, "runs=1\n") {
+		t.Errorf("the command beside the interrupt ran %v times (%v), want once", res, err)
+	}
+}
+
+// TestRemember: an approval the user asked to remember holds for the same
+// command in later turns of the conversation, which no longer interrupt.
+func TestRemember(t *testing.T) {
+	ws := t.TempDir()
+	h := newHarness(t, shellcap.Options{Workspace: ws, Policy: policy.Rules{Approval: true}})
+	conv := h.ts.Conversation("remember")
+	defer conv.Close()
+	touch := callTool(toolset.RunCommand, map[string]any{"command": "touch again.txt"})
+	resp := h.turn(conv, nil, "touch", nil, touch)
+	ints := resp.Interrupts()
+	if len(ints) != 1 {
+		t.Fatalf("%d interrupts, want 1", len(ints))
+	}
+	part, err := h.tools.Restart(ints[0], toolset.Answer{Approved: true, Remember: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp = h.turn(conv, resp.History(), "", []ai.GenerateOption{ai.WithToolRestarts(part)}, say("done"))
+	resp = h.turn(conv, resp.History(), "again", nil, touch, say("done again"))
+	if resp.FinishReason == ai.FinishReasonInterrupted {
+		t.Fatal("a remembered approval was asked again")
+	}
+	if got := h.got(1); len(got) != 1 || got[0].IsError {
+		t.Errorf("model received %+v, want the command's result", got)
+	}
+}
+
+// TestStatelessConversation: a context without a conversation runs calls in
+// the toolset's stateless conversation: the bash tool names the session it
+// started, and a later turn reaches it by session_id.
+func TestStatelessConversation(t *testing.T) {
+	h := newHarness(t, shellcap.Options{})
+	resp := h.turn(nil, nil, "set", nil,
+		callTool(toolset.BashTool, map[string]any{"command": "export MARK=kept"}),
+		say("set"))
+	got := h.got(1)
+	if len(got) != 1 || got[0].IsError {
+		t.Fatalf("bash gave %+v", got)
+	}
+	m := regexp.MustCompile(`session_id[^0-9a-zA-Z]+([0-9a-zA-Z_-]+)`).FindStringSubmatch(got[0].Text)
+	if m == nil {
+		t.Fatalf("no session_id in %q", got[0].Text)
+	}
+	h.turn(nil, resp.History(), "get", nil,
+		callTool(toolset.BashTool, map[string]any{"command": "echo $MARK", "session_id": m[1]}),
+		say("got"))
+	if got := h.got(1); len(got) != 1 || !strings.Contains(got[0].Text, "kept") {
+		t.Errorf("bash in the named session gave %+v", got)
+	}
+}
