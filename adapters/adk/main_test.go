@@ -210,3 +210,50 @@ func confirm(fc *genai.FunctionCall, confirmed bool, payload any) *genai.Content
 		Response: map[string]any{"confirmed": confirmed, "payload": payload},
 	}}}}
 }
+
+// turnCalling makes the model call tool name with args in one turn of
+// session sid and returns the turn's events.
+func (h *harness) turnCalling(t *testing.T, sid, name, args string) []*session.Event {
+	t.Helper()
+	h.model.queue(name, args)
+	return h.turn(t, sid, genai.NewContentFromText("go on", genai.RoleUser))
+}
+
+// confirmationHint is the hint of the confirmation request fc.
+func confirmationHint(t *testing.T, fc *genai.FunctionCall) string {
+	t.Helper()
+	var tc toolconfirmation.ToolConfirmation
+	b, err := json.Marshal(fc.Args["toolConfirmation"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &tc); err != nil {
+		t.Fatal(err)
+	}
+	return tc.Hint
+}
+
+// echoPayload is the payload of the confirmation request fc, as JSON
+// decodes it: what an application echoes back.
+func echoPayload(fc *genai.FunctionCall) any {
+	b, _ := json.Marshal(fc.Args["toolConfirmation"])
+	var tc struct {
+		Payload map[string]any `json:"payload"`
+	}
+	_ = json.Unmarshal(b, &tc)
+	return tc.Payload
+}
+
+// sameJSON reports whether a and b marshal to the same JSON.
+func sameJSON(t *testing.T, a, b any) bool {
+	t.Helper()
+	ja, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jb, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(ja) == string(jb)
+}

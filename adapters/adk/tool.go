@@ -65,6 +65,17 @@ func (f *functionTool) Run(ctx agent.Context, args any) (map[string]any, error) 
 			c.Command = res.Pending.Command
 		}
 		hooks.Answer = answer(tc, c, c.Command)
+		res, err := conv.Call(ctx, f.t.Name, raw, hooks)
+		if err != nil {
+			return nil, err
+		}
+		if q := res.Pending; q != nil {
+			// The answer was about another command. ADK does not
+			// ask again from a resumed call, so refuse this one.
+			return errorText("Not run: the user's confirmation was about another command (%s), not %s. Call the tool again to ask about it.",
+				toolset.Echo(c.Command), toolset.Echo(q.Command)), nil
+		}
+		return f.response(ctx, res)
 	}
 	res, err := conv.Call(ctx, f.t.Name, raw, hooks)
 	if err != nil {
