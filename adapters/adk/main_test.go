@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"os"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/adapters/adk"
+	"github.com/shellcap/shellcap/internal/leaktest"
 	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/policy"
 	"github.com/shellcap/shellcap/toolset"
@@ -22,6 +24,14 @@ import (
 	"google.golang.org/adk/v2/tool/toolconfirmation"
 	"google.golang.org/genai"
 )
+
+var testMark = leaktest.Mark("SCTEST_ADK_MARK")
+
+// TestMain checks that the tests leave no process, goroutine or file
+// descriptor behind.
+func TestMain(m *testing.M) {
+	os.Exit(leaktest.Main(m, testMark, 5*time.Second))
+}
 
 // scriptedModel is an in-process model.LLM: asked for a turn, it calls the
 // tool the test queued; given the tool's response, it records what it
@@ -110,7 +120,7 @@ const appName, userID = "shellcap-test", "user-1"
 func newHarness(t *testing.T, rules policy.Rules, opts adk.Options) *harness {
 	t.Helper()
 	ws := t.TempDir()
-	sh, err := shellcap.New(shellcap.Options{Workspace: ws, Policy: rules, Approve: toolset.Approve})
+	sh, err := shellcap.New(shellcap.Options{Workspace: ws, Policy: rules, Approve: toolset.Approve, Env: leaktest.Env(testMark)})
 	if err != nil {
 		t.Fatal(err)
 	}
