@@ -1,6 +1,7 @@
 package adk_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -157,6 +158,9 @@ func TestApprovalRoundTrip(t *testing.T) {
 			if resp.Name != toolset.RunCommand {
 				t.Fatalf("the model received a response of %q", resp.Name)
 			}
+			if h.model.sawText("Waiting for the user") {
+				t.Error("the model was shown the pending call's placeholder response")
+			}
 			if tc.approve {
 				if statErr != nil {
 					t.Fatalf("approved command did not run: %v", statErr)
@@ -261,5 +265,37 @@ func TestBashSessionStateAcrossTurns(t *testing.T) {
 	got = output(t, h.call(t, sid, toolset.BashTool, `{"command":"echo \"[$GREETING]\""}`))
 	if !strings.Contains(got, "[]") {
 		t.Errorf("after EndSession the shell kept its state: %q", got)
+	}
+}
+
+// Two calls in one model response: the one the policy allows runs at once,
+// the one it asks about waits for the user; the model reads both results.
+func TestParallelCallsOneAsks(t *testing.T) {
+	h := newHarness(t, policy.Rules{Approval: true}, adk.Options{})
+	sid := h.newSession(t)
+	h.model.queueParallel(
+		toolset.RunCommand, `{"command":"echo free"}`,
+		toolset.RunCommand, `{"command":"touch asked.txt && echo asked"}`)
+	evs := h.turn(t, sid, genai.NewContentFromText("go on", genai.RoleUser))
+	asks := requests(evs)
+	if len(asks) != 1 || asks[0].Confirmation.Command != "touch asked.txt && echo asked" {
+		t.Fatalf("requests %+v, want one for the touch", asks)
+	}
+	h.turn(t, sid, asks[0].Approve(false))
+	if _, err := os.Stat(filepath.Join(h.ws, "asked.txt")); err != nil {
+		t.Fatalf("approved command did not run: %v", err)
+	}
+	last := h.model.requests[len(h.model.requests)-1]
+	var got []string
+	for _, c := range last.Contents {
+		for _, p := range c.Parts {
+			if r := p.FunctionResponse; r != nil {
+				got = append(got, fmt.Sprint(r.Response["output"]))
+			}
+		}
+	}
+	want := []string{"[stdout]\nfree\n", "[stdout]\nasked\n"}
+	if !slices.Equal(got, want) {
+		t.Errorf("model's history has responses %q, want %q", got, want)
 	}
 }

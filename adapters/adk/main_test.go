@@ -3,8 +3,10 @@ package adk_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"iter"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -38,7 +40,7 @@ func TestMain(m *testing.M) {
 // received and ends the turn with text.
 type scriptedModel struct {
 	mu        sync.Mutex
-	next      []*genai.FunctionCall
+	next      [][]*genai.FunctionCall
 	responses []*genai.FunctionResponse
 	requests  []*model.LLMRequest
 	calls     int
@@ -63,11 +65,14 @@ func (m *scriptedModel) GenerateContent(_ context.Context, req *model.LLMRequest
 			m.responses = append(m.responses, got...)
 			resp = &model.LLMResponse{Content: genai.NewContentFromText("done", genai.RoleModel)}
 		case len(m.next) > 0:
-			m.calls++
-			fc := m.next[0]
+			content := &genai.Content{Role: genai.RoleModel}
+			for _, fc := range m.next[0] {
+				m.calls++
+				fc.ID = fmt.Sprintf("call-%d", m.calls)
+				content.Parts = append(content.Parts, &genai.Part{FunctionCall: fc})
+			}
 			m.next = m.next[1:]
-			fc.ID = "call-" + string(rune('a'+m.calls))
-			resp = &model.LLMResponse{Content: &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{{FunctionCall: fc}}}}
+			resp = &model.LLMResponse{Content: content}
 		default:
 			resp = &model.LLMResponse{Content: genai.NewContentFromText("nothing to do", genai.RoleModel)}
 		}
@@ -78,13 +83,44 @@ func (m *scriptedModel) GenerateContent(_ context.Context, req *model.LLMRequest
 
 // queue makes the model call tool name with args on its next turn.
 func (m *scriptedModel) queue(name, args string) {
-	var a map[string]any
-	if err := json.Unmarshal([]byte(args), &a); err != nil {
-		panic(err)
+	m.queueParallel(name, args)
+}
+
+// queueParallel makes the model's next turn call several tools at once:
+// name, args, name, args, ...
+func (m *scriptedModel) queueParallel(nameArgs ...string) {
+	var calls []*genai.FunctionCall
+	for i := 0; i+1 < len(nameArgs); i += 2 {
+		var a map[string]any
+		if err := json.Unmarshal([]byte(nameArgs[i+1]), &a); err != nil {
+			panic(err)
+		}
+		calls = append(calls, &genai.FunctionCall{Name: nameArgs[i], Args: a})
 	}
 	m.mu.Lock()
-	m.next = append(m.next, &genai.FunctionCall{Name: name, Args: a})
+	m.next = append(m.next, calls)
 	m.mu.Unlock()
+}
+
+// sawText reports whether any request the model received has a function
+// response whose JSON contains s.
+func (m *scriptedModel) sawText(s string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, req := range m.requests {
+		for _, c := range req.Contents {
+			for _, p := range c.Parts {
+				if p.FunctionResponse == nil {
+					continue
+				}
+				b, _ := json.Marshal(p.FunctionResponse.Response)
+				if strings.Contains(string(b), s) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // lastResponse is the function response the model received last.
