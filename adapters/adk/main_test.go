@@ -155,6 +155,13 @@ const appName, userID = "shellcap-test", "user-1"
 
 func newHarness(t *testing.T, rules policy.Rules, opts adk.Options) *harness {
 	t.Helper()
+	return newHarnessWith(t, rules, opts, toolset.Options{})
+}
+
+// newHarnessWith is newHarness with toolset options (Shell and Jobs are
+// set here).
+func newHarnessWith(t *testing.T, rules policy.Rules, opts adk.Options, topts toolset.Options) *harness {
+	t.Helper()
 	ws := t.TempDir()
 	sh, err := shellcap.New(shellcap.Options{Workspace: ws, Policy: rules, Approve: toolset.Approve, Env: leaktest.Env(testMark)})
 	if err != nil {
@@ -173,7 +180,8 @@ func newHarness(t *testing.T, rules policy.Rules, opts adk.Options) *harness {
 		}
 		mgr.Close()
 	})
-	ts, err := toolset.New(toolset.Options{Shell: sh, Jobs: mgr})
+	topts.Shell, topts.Jobs = sh, mgr
+	ts, err := toolset.New(topts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,11 @@ package adk_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/adapters/adk"
@@ -95,4 +97,26 @@ func TestRememberedApprovalHoldsForTheSession(t *testing.T) {
 	if fc := confirmationRequest(h.turnCalling(t, h.newSession(t), toolset.RunCommand, args)); fc == nil {
 		t.Error("another session used this session's remembered approval")
 	}
+}
+
+// A run_command still running after the toolset's ForegroundTimeout
+// becomes a job: the model reads the output so far and the job's ID in this
+// turn, and checks it in a later one.
+func TestLongCommandPromotedAcrossTurns(t *testing.T) {
+	h := newHarnessWith(t, policy.Rules{}, adk.Options{}, toolset.Options{ForegroundTimeout: 200 * time.Millisecond})
+	sid := h.newSession(t)
+	got := output(t, h.call(t, sid, toolset.RunCommand, `{"command":"echo begun; sleep 60"}`))
+	id := regexp.MustCompile(`[0-9a-f]{32}`).FindString(got)
+	if id == "" {
+		t.Fatalf("promoted run_command: %q, want a job ID", got)
+	}
+	checked := output(t, h.call(t, sid, toolset.CheckCommand, `{"command_id":"`+id+`"}`))
+	if !strings.Contains(checked, "running") {
+		t.Errorf("check_command %q does not report the job running", checked)
+	}
+	// The output so far, then the rest: "begun" is in one of them.
+	if !strings.Contains(got+checked, "begun") {
+		t.Errorf("neither the promoted result %q nor check_command %q has the output", got, checked)
+	}
+	output(t, h.call(t, sid, toolset.StopCommand, `{"command_id":"`+id+`"}`))
 }
