@@ -51,18 +51,13 @@ func (f *functionTool) Run(ctx agent.Context, args any) (map[string]any, error) 
 	conv := f.a.conversation(ctx)
 	hooks := f.a.hooks(ctx)
 	if tc := ctx.ToolConfirmation(); tc != nil {
+		// The user's answer to this call's confirmation. It names the
+		// command it is about (the payload echoed back); without one,
+		// it is about the command the model wrote. The toolset lets it
+		// count only for that exact command.
 		c := confirmationOf(tc)
-		if c.Command == "" {
-			// An answer without the command it is about: ask the
-			// toolset what this call would ask (nothing runs).
-			res, err := conv.Call(ctx, f.t.Name, raw, hooks)
-			if err != nil {
-				return nil, err
-			}
-			if res.Pending == nil {
-				return f.response(ctx, res)
-			}
-			c.Command = res.Pending.Command
+		if m, ok := args.(map[string]any); ok && c.Command == "" {
+			c.Command, _ = m["command"].(string)
 		}
 		hooks.Answer = answer(tc, c, c.Command)
 		res, err := conv.Call(ctx, f.t.Name, raw, hooks)
