@@ -22,12 +22,21 @@
 // The Shell's policy decides. A command it answers "ask" is put to the user
 // through ADK's tool confirmation: the call requests a confirmation
 // (ctx.RequestConfirmation, hint Question.Message, payload a Confirmation),
-// the runner ends the turn with an adk_request_confirmation call, and the
-// application answers with a function response of that name carrying
-// {"confirmed": bool, "payload": Confirmation}. The runner then dispatches the
-// original call again, and it runs only if the answer approves that exact
-// command. A declined command is refused with the user's reason, or the
-// policy's.
+// the runner ends the turn with an adk_request_confirmation call (Requests
+// finds them in an event), and the application answers with a function
+// response of that name carrying {"confirmed": bool, "payload": Confirmation}
+// (Request.Approve, Request.Decline). The runner then dispatches the original
+// call again, and it runs only if the answer approves that exact command. A
+// declined command is refused, with the user's reason when one is given.
+//
+// # Security
+//
+// The adapter never allows a command the policy asks about by itself: it
+// always asks through ADK's confirmation, and the toolset runs the command
+// only on an answer that approves that exact command (the payload's Command,
+// or the command the model wrote when the payload names none). The answer
+// is the application's: whoever can send the session's messages can
+// approve, so send confirmation responses only from the user's own UI.
 //
 // # Results
 //
