@@ -1,0 +1,191 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/toolset"
+)
+
+// ErrNoToolset reports New called without a toolset or a conversation.
+var ErrNoToolset = errors.New("anthropic: a toolset and a conversation are required")
+
+// Options configures the tools of one conversation. The zero value reports
+// no output and can ask no one, so a command the policy wants approved is
+// refused with the policy's reason.
+type Options struct {
+	// Approve asks the user, synchronously, about a command the Shell's
+	// policy answers "ask" (the Shell needs toolset.Approve as its
+	// Options.Approve); an error refuses the command with the policy's
+	// reason. Nil refuses every such command with the policy's reason.
+	Approve func(ctx context.Context, q toolset.Question) (toolset.Answer, error)
+
+	// Output receives a running command's output as it arrives (bash,
+	// run_command, shell). It must not block for long. Nil drops it.
+	Output func(stream shellcap.Stream, data []byte)
+}
+
+// Tools are the toolset's tools bound to one conversation with the model,
+// in the SDK's shapes. They are safe for concurrent use (the tool runner
+// runs the calls of one turn in parallel).
+type Tools struct {
+	ts    *toolset.Toolset
+	conv  *toolset.Conversation
+	hooks toolset.Hooks
+}
+
+// New binds the tools ts offers to conv, the conversation whose bash
+// session, jobs and remembered approvals they use. ts and conv are the
+// caller's: closing them is its job.
+func New(ts *toolset.Toolset, conv *toolset.Conversation, opts Options) (*Tools, error) {
+	if ts == nil || conv == nil {
+		return nil, ErrNoToolset
+	}
+	return &Tools{ts: ts, conv: conv, hooks: toolset.Hooks{Approve: opts.Approve, Output: opts.Output}}, nil
+}
+
+// Definitions returns the tools as the Messages API declares them, in the
+// toolset's order: bash as Anthropic's bash_20250124 tool, every other tool
+// as a custom tool with the toolset's description and input schema.
+func (t *Tools) Definitions() []sdk.BetaToolUnionParam {
+	var defs []sdk.BetaToolUnionParam
+	for _, tool := range t.ts.Tools() {
+		if tool.Name == toolset.BashTool {
+			defs = append(defs, sdk.BetaToolUnionParam{OfBashTool20250124: &sdk.BetaToolBash20250124Param{}})
+			continue
+		}
+		defs = append(defs, sdk.BetaToolUnionParam{OfTool: &sdk.BetaToolParam{
+			Name:        tool.Name,
+			Description: sdk.String(tool.Description),
+			InputSchema: inputSchema(tool.InputSchema),
+		}})
+	}
+	return defs
+}
+
+// BetaTools returns the tools for the SDK's tool runner
+// (Beta.Messages.NewToolRunner). The runner declares bash as a custom tool
+// unless the request's Tools already have Anthropic's bash tool: pass
+// Definitions in the params too, or use NewToolRunner, which does.
+func (t *Tools) BetaTools() []sdk.BetaTool {
+	var tools []sdk.BetaTool
+	for _, tool := range t.ts.Tools() {
+		tools = append(tools, &betaTool{tools: t, tool: tool})
+	}
+	return tools
+}
+
+// NewToolRunner starts the SDK's tool runner on messages (a client's
+// Beta.Messages) with these tools: their Definitions are added to
+// params.Tools (after the caller's own) and their calls run in this
+// conversation.
+func (t *Tools) NewToolRunner(messages *sdk.BetaMessageService, params sdk.BetaToolRunnerParams, opts ...option.RequestOption) *sdk.BetaToolRunner {
+	params.Tools = append(append([]sdk.BetaToolUnionParam(nil), params.Tools...), t.Definitions()...)
+	return messages.NewToolRunner(t.BetaTools(), params, opts...)
+}
+
+// Call runs one tool_use block of a reply in this conversation and returns
+// the tool_result to send back, for a loop of your own over
+// Beta.Messages.New: the toolset's text, with is_error set when the toolset
+// reports an error. The error is non-nil only when ctx ended.
+func (t *Tools) Call(ctx context.Context, use sdk.BetaToolUseBlock) (sdk.BetaToolResultBlockParam, error) {
+	input := json.RawMessage(use.JSON.Input.Raw())
+	if len(input) == 0 {
+		var err error
+		if input, err = json.Marshal(use.Input); err != nil {
+			return sdk.NewBetaToolResultTextBlockParam(use.ID, fmt.Sprintf("The arguments of %s could not be read: %v.", toolset.Echo(use.Name), err), true), nil
+		}
+	}
+	res, err := t.ts.Call(ctx, t.conv, use.Name, input, t.hooks)
+	if errors.Is(err, toolset.ErrUnknownTool) {
+		return sdk.NewBetaToolResultTextBlockParam(use.ID, fmt.Sprintf("Unknown tool %s.", toolset.Echo(use.Name)), true), nil
+	}
+	if err != nil {
+		return sdk.BetaToolResultBlockParam{}, err
+	}
+	block := sdk.BetaToolResultBlockParam{ToolUseID: use.ID, Content: textContent(res.ModelText())}
+	if res.IsError {
+		block.IsError = sdk.Bool(true)
+	}
+	return block, nil
+}
+
+// betaTool is one toolset tool as the tool runner runs it.
+type betaTool struct {
+	tools *Tools
+	tool  *toolset.Tool
+}
+
+func (b *betaTool) Name() string        { return b.tool.Name }
+func (b *betaTool) Description() string { return b.tool.Description }
+
+func (b *betaTool) InputSchema() sdk.BetaToolInputSchemaParam {
+	return inputSchema(b.tool.InputSchema)
+}
+
+// Execute runs the call in the conversation. The runner sends an error as a
+// tool_result with is_error set, so a result the toolset reports as an
+// error comes back as a *ToolError.
+func (b *betaTool) Execute(ctx context.Context, input json.RawMessage) ([]sdk.BetaToolResultBlockParamContentUnion, error) {
+	res, err := b.tool.Call(ctx, b.tools.conv, input, b.tools.hooks)
+	if err != nil {
+		return nil, err
+	}
+	if res.IsError {
+		return nil, &ToolError{Tool: b.tool.Name, Text: res.ModelText(), Err: res.Err}
+	}
+	return textContent(res.ModelText()), nil
+}
+
+// ToolError is a tool call the toolset reports as an error (Result.IsError),
+// as a BetaTool's Execute returns it to the tool runner.
+type ToolError struct {
+	Tool string // the tool called
+	Text string // what the model reads
+	Err  error  // why the call did not do what was asked (Result.Err)
+}
+
+// Error is the text the model reads.
+func (e *ToolError) Error() string { return e.Text }
+
+// Unwrap returns the toolset's reason.
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// textContent is text as tool_result content; the API refuses an empty text
+// block, so empty text is no content.
+func textContent(text string) []sdk.BetaToolResultBlockParamContentUnion {
+	if text == "" {
+		return nil
+	}
+	return []sdk.BetaToolResultBlockParamContentUnion{{OfText: &sdk.BetaTextBlockParam{Text: text}}}
+}
+
+// inputSchema carries the toolset's hand-written schema unchanged: type,
+// properties and required in their fields, every other keyword beside them.
+func inputSchema(schema map[string]any) sdk.BetaToolInputSchemaParam {
+	var p sdk.BetaToolInputSchemaParam
+	for k, v := range schema {
+		switch k {
+		case "type":
+		case "properties":
+			p.Properties = v
+		case "required":
+			if req, ok := v.([]string); ok {
+				p.Required = req
+				continue
+			}
+			fallthrough
+		default:
+			if p.ExtraFields == nil {
+				p.ExtraFields = map[string]any{}
+			}
+			p.ExtraFields[k] = v
+		}
+	}
+	return p
+}
