@@ -4,17 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/adapters/anthropic"
+	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/policy"
 	"github.com/shellcap/shellcap/toolset"
 )
@@ -339,5 +342,41 @@ func TestNewRefusesNil(t *testing.T) {
 	}
 	if _, err := anthropic.New(nil, ts.Conversation("x"), anthropic.Options{}); !errors.Is(err, anthropic.ErrNoToolset) {
 		t.Errorf("New without a toolset: %v, want ErrNoToolset", err)
+	}
+}
+
+// Options.Output and Options.Event get a command's output while the tool
+// runner waits for the call.
+func TestOutputHooks(t *testing.T) {
+	ts, _ := newToolset(t, shellcap.Options{})
+	var mu sync.Mutex
+	var streamed, events strings.Builder
+	opts := anthropic.Options{
+		Output: func(s shellcap.Stream, data []byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(&streamed, "%v:%s", s, data)
+		},
+		Event: func(e jobs.ShellEvent) {
+			mu.Lock()
+			defer mu.Unlock()
+			if e.Kind == jobs.ShellOutput {
+				events.WriteString(e.Text)
+			}
+		},
+	}
+	m := run(t, ts, "chat-1", opts,
+		calls(use{"run_command", `{"command":"echo streamed"}`}),
+		calls(use{"shell", `{"command":"echo evented"}`}))
+	if got := only(t, m.results[1]).text(); got != "[stdout]\nstreamed\n" {
+		t.Errorf("run_command: the model read %q", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(streamed.String(), "streamed") {
+		t.Errorf("Options.Output got %q, want the command's output", streamed.String())
+	}
+	if !strings.Contains(events.String(), "evented") {
+		t.Errorf("Options.Event got output %q, want the shell command's", events.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/toolset"
 )
 
@@ -25,9 +26,14 @@ type Options struct {
 	// reason. Nil refuses every such command with the policy's reason.
 	Approve func(ctx context.Context, q toolset.Question) (toolset.Answer, error)
 
-	// Output receives a running command's output as it arrives (bash,
-	// run_command, shell). It must not block for long. Nil drops it.
+	// Output receives a running command's output as it arrives
+	// (run_command, shell), for a host that shows it while Claude waits.
+	// It must not block for long. Nil drops it.
 	Output func(stream shellcap.Stream, data []byte)
+
+	// Event receives the shell tool's job events (started, output,
+	// finished). Nil drops them.
+	Event func(jobs.ShellEvent)
 }
 
 // Tools are the toolset's tools bound to one conversation with the model,
@@ -46,7 +52,7 @@ func New(ts *toolset.Toolset, conv *toolset.Conversation, opts Options) (*Tools,
 	if ts == nil || conv == nil {
 		return nil, ErrNoToolset
 	}
-	return &Tools{ts: ts, conv: conv, hooks: toolset.Hooks{Approve: opts.Approve, Output: opts.Output}}, nil
+	return &Tools{ts: ts, conv: conv, hooks: toolset.Hooks{Approve: opts.Approve, Output: opts.Output, Event: opts.Event}}, nil
 }
 
 // Definitions returns the tools as the Messages API declares them, in the
