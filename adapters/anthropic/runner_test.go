@@ -335,6 +335,39 @@ func TestCallLoop(t *testing.T) {
 	}
 }
 
+// Call takes a block built by hand as well as one from a reply, and answers
+// a tool the toolset does not offer with is_error.
+func TestCallBlocks(t *testing.T) {
+	ts, _ := newToolset(t, shellcap.Options{})
+	conv := ts.Conversation("blocks")
+	defer conv.Close()
+	tools, err := anthropic.New(ts, conv, anthropic.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		block   sdk.BetaToolUseBlock
+		isError bool
+		text    string
+	}{
+		{sdk.BetaToolUseBlock{ID: "t1", Name: "bash", Input: map[string]any{"command": "echo built"}}, false, "[stdout]\nbuilt\n"},
+		{sdk.BetaToolUseBlock{ID: "t2", Name: "str_replace_based_edit_tool", Input: map[string]any{}}, true, `Unknown tool "str_replace_based_edit_tool"; the tools are run_command, start_command, check_command, wait_command, send_input, stop_command, list_commands, shell, bash.`},
+	}
+	for _, tt := range tests {
+		res, err := tools.Call(context.Background(), tt.block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text string
+		for _, c := range res.Content {
+			text += c.OfText.Text
+		}
+		if res.ToolUseID != tt.block.ID || res.IsError.Value != tt.isError || text != tt.text {
+			t.Errorf("%s: %s is_error %v %q, want is_error %v %q", tt.block.Name, res.ToolUseID, res.IsError.Value, text, tt.isError, tt.text)
+		}
+	}
+}
+
 func TestNewRefusesNil(t *testing.T) {
 	ts, _ := newToolset(t, shellcap.Options{})
 	if _, err := anthropic.New(ts, nil, anthropic.Options{}); !errors.Is(err, anthropic.ErrNoToolset) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -109,7 +110,11 @@ func (t *Tools) Call(ctx context.Context, use sdk.BetaToolUseBlock) (sdk.BetaToo
 	}
 	res, err := t.ts.Call(ctx, t.conv, use.Name, input, t.hooks)
 	if errors.Is(err, toolset.ErrUnknownTool) {
-		return sdk.NewBetaToolResultTextBlockParam(use.ID, fmt.Sprintf("Unknown tool %s.", toolset.Echo(use.Name)), true), nil
+		var names []string
+		for _, tool := range t.ts.Tools() {
+			names = append(names, tool.Name)
+		}
+		return sdk.NewBetaToolResultTextBlockParam(use.ID, fmt.Sprintf("Unknown tool %s; the tools are %s.", toolset.Echo(use.Name), strings.Join(names, ", ")), true), nil
 	}
 	if err != nil {
 		return sdk.BetaToolResultBlockParam{}, err
