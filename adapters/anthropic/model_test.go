@@ -35,6 +35,7 @@ func (r received) text() string {
 
 // request is what the scripted model reads of a Messages API request.
 type request struct {
+	Stream   bool             `json:"stream"`
 	Tools    []map[string]any `json:"tools"`
 	Messages []struct {
 		Role    string          `json:"role"`
@@ -126,8 +127,35 @@ func (m *model) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	uses := m.turns[n](m.t, results)
+	if req.Stream {
+		w.Header().Set("Content-Type", "text/event-stream")
+		streamReply(w, n, uses)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprint(w, reply(n, uses))
+}
+
+// streamReply writes the reply as the Messages API streams it: each tool
+// call's input arrives in an input_json_delta.
+func streamReply(w io.Writer, n int, uses []use) {
+	event := func(typ, data string) { fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, data) }
+	event("message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":0}}}`, n))
+	for i, u := range uses {
+		event("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_%d_%d","name":%q,"input":{}}}`, i, n, i, u.name))
+		partial, _ := json.Marshal(u.input)
+		event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, i, partial))
+		event("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+	}
+	stop := "tool_use"
+	if len(uses) == 0 {
+		stop = "end_turn"
+		event("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+		event("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"done"}}`)
+		event("content_block_stop", `{"type":"content_block_stop","index":0}`)
+	}
+	event("message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":1}}`, stop))
+	event("message_stop", `{"type":"message_stop"}`)
 }
 
 // reply is a Messages API response: the tool calls, or a final text.

@@ -368,6 +368,55 @@ func TestCallBlocks(t *testing.T) {
 	}
 }
 
+// The streaming tool runner carries the same calls: a bash session across
+// turns and a job stopped in a later turn.
+func TestStreamingRunner(t *testing.T) {
+	ts, _ := newToolset(t, shellcap.Options{})
+	var id string
+	m := newModel(t,
+		calls(use{"bash", `{"command":"X=streamed"}`}, use{"start_command", `{"command":"exec sleep 600"}`}),
+		func(t *testing.T, results []received) []use {
+			for _, r := range results {
+				if found := jobID.FindString(r.text()); found != "" {
+					id = found
+				}
+			}
+			return []use{{"bash", `{"command":"echo $X"}`}, {"stop_command", `{"command_id":"` + id + `"}`}}
+		},
+		final)
+	conv := ts.Conversation("stream")
+	defer conv.Close()
+	tools, err := anthropic.New(ts, conv, anthropic.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := m.client()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	runner := tools.NewToolRunnerStreaming(&client.Beta.Messages, params())
+	var text strings.Builder
+	for events := range runner.AllStreaming(ctx) {
+		for event, err := range events {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d, ok := event.AsAny().(sdk.BetaRawContentBlockDeltaEvent); ok {
+				text.WriteString(d.Delta.Text)
+			}
+		}
+	}
+	if text.String() != "done" || len(m.results) != 3 {
+		t.Fatalf("streamed %q over %d requests, want done over 3", text.String(), len(m.results))
+	}
+	if id == "" {
+		t.Fatalf("no job ID in %+v", m.results[1])
+	}
+	got := m.results[2]
+	if len(got) != 2 || got[0].text() != "[stdout]\nstreamed\n" || !strings.Contains(got[1].text(), "[exit code: 143]") {
+		t.Errorf("the model read %+v", got)
+	}
+}
+
 func TestNewRefusesNil(t *testing.T) {
 	ts, _ := newToolset(t, shellcap.Options{})
 	if _, err := anthropic.New(ts, nil, anthropic.Options{}); !errors.Is(err, anthropic.ErrNoToolset) {

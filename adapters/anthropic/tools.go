@@ -96,6 +96,13 @@ func (t *Tools) NewToolRunner(messages *sdk.BetaMessageService, params sdk.BetaT
 	return messages.NewToolRunner(t.BetaTools(), params, opts...)
 }
 
+// NewToolRunnerStreaming is NewToolRunner for the SDK's streaming tool
+// runner.
+func (t *Tools) NewToolRunnerStreaming(messages *sdk.BetaMessageService, params sdk.BetaToolRunnerParams, opts ...option.RequestOption) *sdk.BetaToolRunnerStreaming {
+	params.Tools = append(append([]sdk.BetaToolUnionParam(nil), params.Tools...), t.Definitions()...)
+	return messages.NewToolRunnerStreaming(t.BetaTools(), params, opts...)
+}
+
 // Call runs one tool_use block of a reply in this conversation and returns
 // the tool_result to send back, for a loop of your own over
 // Beta.Messages.New: the toolset's text, with is_error set when the toolset
