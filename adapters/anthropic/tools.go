@@ -92,15 +92,19 @@ func (t *Tools) BetaTools() []sdk.BetaTool {
 // params.Tools (after the caller's own) and their calls run in this
 // conversation.
 func (t *Tools) NewToolRunner(messages *sdk.BetaMessageService, params sdk.BetaToolRunnerParams, opts ...option.RequestOption) *sdk.BetaToolRunner {
-	params.Tools = append(append([]sdk.BetaToolUnionParam(nil), params.Tools...), t.Definitions()...)
-	return messages.NewToolRunner(t.BetaTools(), params, opts...)
+	return messages.NewToolRunner(t.BetaTools(), t.withDefinitions(params), opts...)
 }
 
 // NewToolRunnerStreaming is NewToolRunner for the SDK's streaming tool
 // runner.
 func (t *Tools) NewToolRunnerStreaming(messages *sdk.BetaMessageService, params sdk.BetaToolRunnerParams, opts ...option.RequestOption) *sdk.BetaToolRunnerStreaming {
+	return messages.NewToolRunnerStreaming(t.BetaTools(), t.withDefinitions(params), opts...)
+}
+
+// withDefinitions returns params with the Definitions after its own tools.
+func (t *Tools) withDefinitions(params sdk.BetaToolRunnerParams) sdk.BetaToolRunnerParams {
 	params.Tools = append(append([]sdk.BetaToolUnionParam(nil), params.Tools...), t.Definitions()...)
-	return messages.NewToolRunnerStreaming(t.BetaTools(), params, opts...)
+	return params
 }
 
 // Call runs one tool_use block of a reply in this conversation and returns
