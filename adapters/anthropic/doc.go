@@ -21,8 +21,9 @@
 //
 // A call the toolset reports as an error (a refused command, a bad argument,
 // an unknown job) reaches the model as a tool_result with is_error set. The
-// SDK's tool runner writes such a result as "Error: " and the text; Call,
-// for a loop of your own, gives the text unchanged. A command that ran and
+// SDK's tool runner writes such a result as "Error: " and the text; Call
+// and BetaCall, for a loop of your own over Messages.New or
+// Beta.Messages.New, give the text unchanged. A command that ran and
 // exited non-zero is not an error: its text says "[exit code: N]".
 //
 // # Approvals

@@ -242,8 +242,14 @@ func TestJobAcrossTurns(t *testing.T) {
 func TestDefinitions(t *testing.T) {
 	ts, _ := newToolset(t, shellcap.Options{})
 	m := run(t, ts, "chat-1", anthropic.Options{})
+	checkDefinitions(t, ts, m.requests[0].Tools)
+}
+
+// checkDefinitions checks the tools a request declared against the toolset.
+func checkDefinitions(t *testing.T, ts *toolset.Toolset, declared []map[string]any) {
+	t.Helper()
 	sent := map[string]map[string]any{}
-	for _, def := range m.requests[0].Tools {
+	for _, def := range declared {
 		name, _ := def["name"].(string)
 		if _, dup := sent[name]; dup {
 			t.Errorf("tool %s declared twice", name)
@@ -283,59 +289,96 @@ func jsonOf(t *testing.T, v any) string {
 	return string(b)
 }
 
-// Call answers the tool_use blocks of a loop over Beta.Messages.New with the
-// toolset's text unchanged, is_error set on an error.
+// Call and BetaCall answer the tool_use blocks of a loop of one's own over
+// Messages.New and Beta.Messages.New with the toolset's text unchanged,
+// is_error set on an error; the request declares the tools as the runner does.
 func TestCallLoop(t *testing.T) {
-	ts, _ := newToolset(t, shellcap.Options{})
-	m := newModel(t,
-		calls(use{"bash", `{"command":"export N=7"}`}),
-		calls(use{"bash", `{"command":"echo n=$N"}`}, use{"check_command", `{"command_id":"nope"}`}),
-		final)
-	conv := ts.Conversation("loop")
-	defer conv.Close()
-	tools, err := anthropic.New(ts, conv, anthropic.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := m.client()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	p := params().BetaMessageNewParams
-	p.Tools = tools.Definitions()
-	for range 3 {
-		msg, err := client.Beta.Messages.New(ctx, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Messages = append(p.Messages, msg.ToParam())
-		var results []sdk.BetaContentBlockParamUnion
-		for _, block := range msg.Content {
-			if block.Type == "tool_use" {
-				res, err := tools.Call(ctx, block.AsToolUse())
+	loops := map[string]func(ctx context.Context, client sdk.Client, tools *anthropic.Tools) error{
+		"Messages": func(ctx context.Context, client sdk.Client, tools *anthropic.Tools) error {
+			p := sdk.MessageNewParams{Model: "claude-test", MaxTokens: 1024, Tools: tools.Definitions(),
+				Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("Do the task."))}}
+			for {
+				msg, err := client.Messages.New(ctx, p)
 				if err != nil {
-					t.Fatal(err)
+					return err
 				}
-				results = append(results, sdk.BetaContentBlockParamUnion{OfToolResult: &res})
+				p.Messages = append(p.Messages, msg.ToParam())
+				var results []sdk.ContentBlockParamUnion
+				for _, block := range msg.Content {
+					if block.Type == "tool_use" {
+						res, err := tools.Call(ctx, block.AsToolUse())
+						if err != nil {
+							return err
+						}
+						results = append(results, sdk.ContentBlockParamUnion{OfToolResult: &res})
+					}
+				}
+				if len(results) == 0 {
+					return nil
+				}
+				p.Messages = append(p.Messages, sdk.NewUserMessage(results...))
 			}
-		}
-		if len(results) == 0 {
-			break
-		}
-		p.Messages = append(p.Messages, sdk.NewBetaUserMessage(results...))
+		},
+		"Beta.Messages": func(ctx context.Context, client sdk.Client, tools *anthropic.Tools) error {
+			p := params().BetaMessageNewParams
+			p.Tools = tools.BetaDefinitions()
+			for {
+				msg, err := client.Beta.Messages.New(ctx, p)
+				if err != nil {
+					return err
+				}
+				p.Messages = append(p.Messages, msg.ToParam())
+				var results []sdk.BetaContentBlockParamUnion
+				for _, block := range msg.Content {
+					if block.Type == "tool_use" {
+						res, err := tools.BetaCall(ctx, block.AsToolUse())
+						if err != nil {
+							return err
+						}
+						results = append(results, sdk.BetaContentBlockParamUnion{OfToolResult: &res})
+					}
+				}
+				if len(results) == 0 {
+					return nil
+				}
+				p.Messages = append(p.Messages, sdk.NewBetaUserMessage(results...))
+			}
+		},
 	}
-	if len(m.results) != 3 {
-		t.Fatalf("%d requests, want 3", len(m.results))
-	}
-	got := m.results[2]
-	if len(got) != 2 || got[0].IsError || got[0].text() != "[stdout]\nn=7\n" {
-		t.Errorf("bash: %+v", got)
-	}
-	if len(got) == 2 && (!got[1].IsError || got[1].text() != "[Error: unknown command ID 'nope']") {
-		t.Errorf("check_command of an unknown job: is_error %v, %q", got[1].IsError, got[1].text())
+	for name, loop := range loops {
+		t.Run(name, func(t *testing.T) {
+			ts, _ := newToolset(t, shellcap.Options{})
+			m := newModel(t,
+				calls(use{"bash", `{"command":"export N=7"}`}),
+				calls(use{"bash", `{"command":"echo n=$N"}`}, use{"check_command", `{"command_id":"nope"}`}),
+				final)
+			conv := ts.Conversation("loop")
+			defer conv.Close()
+			tools, err := anthropic.New(ts, conv, anthropic.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := loop(ctx, m.client(), tools); err != nil {
+				t.Fatal(err)
+			}
+			if len(m.results) != 3 {
+				t.Fatalf("%d requests, want 3", len(m.results))
+			}
+			checkDefinitions(t, ts, m.requests[0].Tools)
+			got := m.results[2]
+			if len(got) != 2 || got[0].IsError || got[0].text() != "[stdout]\nn=7\n" {
+				t.Errorf("bash: %+v", got)
+			}
+			if len(got) == 2 && (!got[1].IsError || got[1].text() != "[Error: unknown command ID 'nope']") {
+				t.Errorf("check_command of an unknown job: is_error %v, %q", got[1].IsError, got[1].text())
+			}
+		})
 	}
 }
 
-// Call takes a block built by hand as well as one from a reply, and answers
+// BetaCall takes a block built by hand as well as one from a reply, and answers
 // a tool the toolset does not offer with is_error.
 func TestCallBlocks(t *testing.T) {
 	ts, _ := newToolset(t, shellcap.Options{})
@@ -354,7 +397,7 @@ func TestCallBlocks(t *testing.T) {
 		{sdk.BetaToolUseBlock{ID: "t2", Name: "str_replace_based_edit_tool", Input: map[string]any{}}, true, `Unknown tool "str_replace_based_edit_tool"; the tools are run_command, start_command, check_command, wait_command, send_input, stop_command, list_commands, shell, bash.`},
 	}
 	for _, tt := range tests {
-		res, err := tools.Call(context.Background(), tt.block)
+		res, err := tools.BetaCall(context.Background(), tt.block)
 		if err != nil {
 			t.Fatal(err)
 		}

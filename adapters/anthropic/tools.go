@@ -56,10 +56,11 @@ func New(ts *toolset.Toolset, conv *toolset.Conversation, opts Options) (*Tools,
 	return &Tools{ts: ts, conv: conv, hooks: toolset.Hooks{Approve: opts.Approve, Output: opts.Output, Event: opts.Event}}, nil
 }
 
-// Definitions returns the tools as the Messages API declares them, in the
-// toolset's order: bash as Anthropic's bash_20250124 tool, every other tool
-// as a custom tool with the toolset's description and input schema.
-func (t *Tools) Definitions() []sdk.BetaToolUnionParam {
+// BetaDefinitions returns the tools as the beta Messages API declares them
+// (Beta.Messages), in the toolset's order: bash as Anthropic's
+// bash_20250124 tool, every other tool as a custom tool with the toolset's
+// description and input schema.
+func (t *Tools) BetaDefinitions() []sdk.BetaToolUnionParam {
 	var defs []sdk.BetaToolUnionParam
 	for _, tool := range t.ts.Tools() {
 		if tool.Name == toolset.BashTool {
@@ -69,7 +70,24 @@ func (t *Tools) Definitions() []sdk.BetaToolUnionParam {
 		defs = append(defs, sdk.BetaToolUnionParam{OfTool: &sdk.BetaToolParam{
 			Name:        tool.Name,
 			Description: sdk.String(tool.Description),
-			InputSchema: inputSchema(tool.InputSchema),
+			InputSchema: schemaParam[sdk.BetaToolInputSchemaParam](tool.InputSchema),
+		}})
+	}
+	return defs
+}
+
+// Definitions is BetaDefinitions for the Messages API (client.Messages).
+func (t *Tools) Definitions() []sdk.ToolUnionParam {
+	var defs []sdk.ToolUnionParam
+	for _, tool := range t.ts.Tools() {
+		if tool.Name == toolset.BashTool {
+			defs = append(defs, sdk.ToolUnionParam{OfBashTool20250124: &sdk.ToolBash20250124Param{}})
+			continue
+		}
+		defs = append(defs, sdk.ToolUnionParam{OfTool: &sdk.ToolParam{
+			Name:        tool.Name,
+			Description: sdk.String(tool.Description),
+			InputSchema: schemaParam[sdk.ToolInputSchemaParam](tool.InputSchema),
 		}})
 	}
 	return defs
@@ -78,7 +96,7 @@ func (t *Tools) Definitions() []sdk.BetaToolUnionParam {
 // BetaTools returns the tools for the SDK's tool runner
 // (Beta.Messages.NewToolRunner). The runner declares bash as a custom tool
 // unless the request's Tools already have Anthropic's bash tool: pass
-// Definitions in the params too, or use NewToolRunner, which does.
+// BetaDefinitions in the params too, or use NewToolRunner, which does.
 func (t *Tools) BetaTools() []sdk.BetaTool {
 	var tools []sdk.BetaTool
 	for _, tool := range t.ts.Tools() {
@@ -101,40 +119,67 @@ func (t *Tools) NewToolRunnerStreaming(messages *sdk.BetaMessageService, params 
 	return messages.NewToolRunnerStreaming(t.BetaTools(), t.withDefinitions(params), opts...)
 }
 
-// withDefinitions returns params with the Definitions after its own tools.
+// withDefinitions returns params with the BetaDefinitions after its own tools.
 func (t *Tools) withDefinitions(params sdk.BetaToolRunnerParams) sdk.BetaToolRunnerParams {
-	params.Tools = append(append([]sdk.BetaToolUnionParam(nil), params.Tools...), t.Definitions()...)
+	params.Tools = append(append([]sdk.BetaToolUnionParam(nil), params.Tools...), t.BetaDefinitions()...)
 	return params
 }
 
-// Call runs one tool_use block of a reply in this conversation and returns
-// the tool_result to send back, for a loop of your own over
-// Beta.Messages.New: the toolset's text, with is_error set when the toolset
-// reports an error. The error is non-nil only when ctx ended.
-func (t *Tools) Call(ctx context.Context, use sdk.BetaToolUseBlock) (sdk.BetaToolResultBlockParam, error) {
+// Call runs one tool_use block of a reply of the Messages API
+// (client.Messages.New) in this conversation and returns the tool_result to
+// send back, for a loop of your own: the toolset's text, with is_error set
+// when the toolset reports an error. The error is non-nil only when ctx
+// ended.
+func (t *Tools) Call(ctx context.Context, use sdk.ToolUseBlock) (sdk.ToolResultBlockParam, error) {
+	text, isError, err := t.call(ctx, use.Name, use.Input)
+	if err != nil {
+		return sdk.ToolResultBlockParam{}, err
+	}
+	block := sdk.ToolResultBlockParam{ToolUseID: use.ID}
+	if text != "" { // the API refuses an empty text block
+		block.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: text}}}
+	}
+	if isError {
+		block.IsError = sdk.Bool(true)
+	}
+	return block, nil
+}
+
+// BetaCall is Call for a reply of the beta Messages API (Beta.Messages.New).
+func (t *Tools) BetaCall(ctx context.Context, use sdk.BetaToolUseBlock) (sdk.BetaToolResultBlockParam, error) {
 	input := json.RawMessage(use.JSON.Input.Raw())
-	if len(input) == 0 {
+	if len(input) == 0 { // a block built by hand
 		var err error
 		if input, err = json.Marshal(use.Input); err != nil {
 			return sdk.NewBetaToolResultTextBlockParam(use.ID, fmt.Sprintf("The arguments of %s could not be read: %v.", toolset.Echo(use.Name), err), true), nil
 		}
 	}
-	res, err := t.ts.Call(ctx, t.conv, use.Name, input, t.hooks)
+	text, isError, err := t.call(ctx, use.Name, input)
+	if err != nil {
+		return sdk.BetaToolResultBlockParam{}, err
+	}
+	block := sdk.BetaToolResultBlockParam{ToolUseID: use.ID, Content: textContent(text)}
+	if isError {
+		block.IsError = sdk.Bool(true)
+	}
+	return block, nil
+}
+
+// call runs the tool named name and returns what the model reads; an
+// unknown tool is an error result naming the tools there are.
+func (t *Tools) call(ctx context.Context, name string, input json.RawMessage) (text string, isError bool, err error) {
+	res, err := t.ts.Call(ctx, t.conv, name, input, t.hooks)
 	if errors.Is(err, toolset.ErrUnknownTool) {
 		var names []string
 		for _, tool := range t.ts.Tools() {
 			names = append(names, tool.Name)
 		}
-		return sdk.NewBetaToolResultTextBlockParam(use.ID, fmt.Sprintf("Unknown tool %s; the tools are %s.", toolset.Echo(use.Name), strings.Join(names, ", ")), true), nil
+		return fmt.Sprintf("Unknown tool %s; the tools are %s.", toolset.Echo(name), strings.Join(names, ", ")), true, nil
 	}
 	if err != nil {
-		return sdk.BetaToolResultBlockParam{}, err
+		return "", false, err
 	}
-	block := sdk.BetaToolResultBlockParam{ToolUseID: use.ID, Content: textContent(res.ModelText())}
-	if res.IsError {
-		block.IsError = sdk.Bool(true)
-	}
-	return block, nil
+	return res.ModelText(), res.IsError, nil
 }
 
 // betaTool is one toolset tool as the tool runner runs it.
@@ -147,7 +192,7 @@ func (b *betaTool) Name() string        { return b.tool.Name }
 func (b *betaTool) Description() string { return b.tool.Description }
 
 func (b *betaTool) InputSchema() sdk.BetaToolInputSchemaParam {
-	return inputSchema(b.tool.InputSchema)
+	return schemaParam[sdk.BetaToolInputSchemaParam](b.tool.InputSchema)
 }
 
 // Execute runs the call in the conversation. The runner sends an error as a
@@ -187,27 +232,32 @@ func textContent(text string) []sdk.BetaToolResultBlockParamContentUnion {
 	return []sdk.BetaToolResultBlockParamContentUnion{{OfText: &sdk.BetaTextBlockParam{Text: text}}}
 }
 
-// inputSchema carries the toolset's hand-written schema unchanged: type,
-// properties and required in their fields, every other keyword beside them.
-func inputSchema(schema map[string]any) sdk.BetaToolInputSchemaParam {
-	var p sdk.BetaToolInputSchemaParam
+// schemaParam carries the toolset's hand-written schema unchanged: the
+// keywords the SDK's schema type has a field for in their fields, every
+// other keyword beside them.
+func schemaParam[P sdk.ToolInputSchemaParam | sdk.BetaToolInputSchemaParam](schema map[string]any) P {
+	var (
+		properties any
+		required   []string
+		extra      map[string]any
+	)
 	for k, v := range schema {
 		switch k {
-		case "type":
+		case "type": // always "object", which the SDK writes
 		case "properties":
-			p.Properties = v
+			properties = v
 		case "required":
 			if req, ok := v.([]string); ok {
-				p.Required = req
+				required = req
 				continue
 			}
 			fallthrough
 		default:
-			if p.ExtraFields == nil {
-				p.ExtraFields = map[string]any{}
+			if extra == nil {
+				extra = map[string]any{}
 			}
-			p.ExtraFields[k] = v
+			extra[k] = v
 		}
 	}
-	return p
+	return P{Properties: properties, Required: required, ExtraFields: extra}
 }
