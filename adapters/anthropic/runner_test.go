@@ -460,6 +460,41 @@ func TestStreamingRunner(t *testing.T) {
 	}
 }
 
+// A BetaTool's Execute returns what the toolset reports as an error as a
+// *ToolError carrying the text and the reason.
+func TestExecuteError(t *testing.T) {
+	ts, _ := newToolset(t, shellcap.Options{Policy: policy.Rules{Approval: true}})
+	conv := ts.Conversation("execute")
+	defer conv.Close()
+	tools, err := anthropic.New(ts, conv, anthropic.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		input  string
+		reason error
+	}{
+		{`{"command":"rm -r ."}`, shellcap.ErrDenied},
+		{`{"command":"touch x"}`, shellcap.ErrNotApproved},
+	}
+	for _, tool := range tools.BetaTools() {
+		if tool.Name() != "run_command" {
+			continue
+		}
+		for _, tt := range tests {
+			content, err := tool.Execute(context.Background(), []byte(tt.input))
+			var te *anthropic.ToolError
+			if !errors.As(err, &te) || te.Tool != "run_command" || te.Text == "" || err.Error() != te.Text || !errors.Is(err, tt.reason) || content != nil {
+				t.Errorf("%s: content %v, err %#v, want a *ToolError wrapping %v", tt.input, content, err, tt.reason)
+			}
+		}
+		content, err := tool.Execute(context.Background(), []byte(`{"command":"ls"}`))
+		if err != nil || len(content) != 1 || content[0].OfText == nil {
+			t.Errorf("ls: content %v, err %v", content, err)
+		}
+	}
+}
+
 func TestNewRefusesNil(t *testing.T) {
 	ts, _ := newToolset(t, shellcap.Options{})
 	if _, err := anthropic.New(ts, nil, anthropic.Options{}); !errors.Is(err, anthropic.ErrNoToolset) {

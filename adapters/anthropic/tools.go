@@ -105,10 +105,10 @@ func (t *Tools) BetaTools() []sdk.BetaTool {
 	return tools
 }
 
-// NewToolRunner starts the SDK's tool runner on messages (a client's
-// Beta.Messages) with these tools: their Definitions are added to
-// params.Tools (after the caller's own) and their calls run in this
-// conversation.
+// NewToolRunner creates the SDK's tool runner on messages (a client's
+// Beta.Messages) with these tools, and sends nothing yet: their
+// BetaDefinitions are added to params.Tools (after the caller's own) and
+// their calls run in this conversation.
 func (t *Tools) NewToolRunner(messages *sdk.BetaMessageService, params sdk.BetaToolRunnerParams, opts ...option.RequestOption) *sdk.BetaToolRunner {
 	return messages.NewToolRunner(t.BetaTools(), t.withDefinitions(params), opts...)
 }
