@@ -284,6 +284,19 @@ func (m *Manager) Stop(ctx context.Context, req StopRequest) (*JobResult, error)
 // it).
 func (m *Manager) stop(req StopRequest) *JobResult {
 	id, keep := req.ID, req.Keep
+	if !validID(id) {
+		return m.unknown(id)
+	}
+	// One Stop of a job at a time, in any process; the later ones answer
+	// from the final result the first one recorded.
+	unlock, err := m.lockStop(id)
+	if err != nil {
+		return &JobResult{ID: id, Err: err, maxChars: m.opts.MaxOutputChars}
+	}
+	defer unlock()
+	if res := m.finalResult(id); res != nil {
+		return m.stopFinal(id, res, keep)
+	}
 	j, st := m.lookup(id)
 	if j == nil {
 		if res := m.stoppedResult(id); res != nil {
@@ -298,6 +311,9 @@ func (m *Manager) stop(req StopRequest) *JobResult {
 		if res.Kept && !keep {
 			// Stopped before with Keep; now its files go.
 			res.Kept, res.Dir = false, ""
+			if m.saveFinal(j.dir, &res) != nil {
+				return j.stopped // keep the files: they hold the result
+			}
 			final := res
 			j.stopped = &final
 			m.rememberStopped(id, &final)
@@ -331,6 +347,11 @@ func (m *Manager) stop(req StopRequest) *JobResult {
 		res.Dir = ""
 	}
 	if st.finished() {
+		// Recorded outside the job directory before it goes, for Stops
+		// in other Managers; when it cannot be, the files stay instead.
+		if err := m.saveFinal(j.dir, res); err != nil && !keep {
+			keep, res.Kept, res.Dir = true, true, j.dir
+		}
 		final := *res
 		j.stopped = &final
 		m.rememberStopped(id, &final)

@@ -57,3 +57,41 @@ func TestStopKeepThenRemove(t *testing.T) {
 		t.Fatalf("the job's files are still there: %v", err)
 	}
 }
+
+// Ten Managers on one workspace and key directory (as ten `shellcap stop`
+// processes are) stop one job at once: every one gets its final result,
+// none "unknown ID" or a false "directory deleted", and so does a Manager
+// made after the job's files were removed.
+func TestConcurrentStopsAcrossManagers(t *testing.T) {
+	ws, keys := t.TempDir(), t.TempDir()
+	opts := jobs.Options{KeyDir: keys}
+	owner := managerOn(t, newShell(t, ws), opts)
+	id := start(t, owner, jobs.StartRequest{Command: "echo up; sleep 300"})
+	waitOutput(t, owner, id, "up")
+	managers := make([]*jobs.Manager, 10)
+	for i := range managers {
+		managers[i] = managerOn(t, newShell(t, ws), opts)
+	}
+	results := make([]*jobs.JobResult, len(managers))
+	var wg sync.WaitGroup
+	for i, m := range managers {
+		wg.Go(func() {
+			res, err := m.Stop(ctxFor(t), jobs.StopRequest{ID: id})
+			if err != nil {
+				t.Errorf("Stop: %v", err)
+			}
+			results[i] = res
+		})
+	}
+	wg.Wait()
+	late, err := managerOn(t, newShell(t, ws), opts).Stop(ctxFor(t), jobs.StopRequest{ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, res := range append(results, late) {
+		if res == nil || res.Err != nil || !res.Stopped || res.Status != jobs.StatusFinished ||
+			res.ExitCode == nil || *res.ExitCode != 143 || res.Stdout != "up\n" || len(res.Notes) != 0 {
+			t.Errorf("Stop %d = %q", i, res.Text())
+		}
+	}
+}
