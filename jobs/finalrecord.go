@@ -54,11 +54,32 @@ func (e *stopLockError) Error() string {
 
 func (e *stopLockError) Unwrap() []error { return []error{ErrStopLock, e.err} }
 
-// lockStop takes the cross-process lock on stopping job id and returns
-// its release.
-func (m *Manager) lockStop(id string) (func(), error) {
+// stopLock is a held lock on stopping one job.
+type stopLock struct {
+	keyDir, name string
+	f            *os.File
+}
+
+// release releases the lock; with drop it first removes the lock file (a
+// Stop that found no job leaves nothing behind). A Stop waiting on the
+// removed file sees that and takes the lock again on a new one.
+func (l *stopLock) release(drop bool) {
+	if drop {
+		if d, err := safefs.OpenRoot(l.keyDir); err == nil {
+			if same(l.f, d, l.name) {
+				_ = d.Remove(l.name)
+			}
+			d.Close()
+		}
+	}
+	l.f.Close() // closing releases the flock
+}
+
+// lockStop takes the cross-process lock on stopping job id, waiting for a
+// Stop of it in progress (in this or another process) to end.
+func (m *Manager) lockStop(id string) (*stopLock, error) {
 	name := stopLockName(id)
-	fail := func(err error) (func(), error) {
+	fail := func(err error) (*stopLock, error) {
 		return nil, &stopLockError{id: id, path: filepath.Join(m.keyDir, name), err: err}
 	}
 	d, err := safefs.OpenRoot(m.keyDir)
@@ -78,7 +99,7 @@ func (m *Manager) lockStop(id string) (func(), error) {
 		// Retention may have removed the file while this one waited:
 		// the lock counts only on the file the name still names.
 		if same(f, d, name) {
-			return func() { f.Close() }, nil // closing releases the lock
+			return &stopLock{keyDir: m.keyDir, name: name, f: f}, nil
 		}
 		f.Close()
 	}
@@ -197,4 +218,3 @@ func (m *Manager) gcFinals(cutoff time.Time) {
 		f.Close()
 	}
 }
-
