@@ -98,6 +98,11 @@ func TestConcurrentStopsAcrossManagers(t *testing.T) {
 			t.Errorf("Stop %d = %q", i, res.Text())
 		}
 	}
+	// The Manager that started it saw it run; its files went on purpose,
+	// not with the workspace.
+	if res, err := owner.Check(ctxFor(t), jobs.CheckRequest{ID: id}); err != nil || !errors.Is(res.Err, jobs.ErrUnknownID) {
+		t.Errorf("Check after the Stops = %q, %v", res.Text(), err)
+	}
 }
 
 // The final result a Stop leaves in the key directory, and the stop lock,
