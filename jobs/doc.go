@@ -165,7 +165,11 @@
 // directory, where the Manager that knew the job finds it. Starts in a
 // workspace that vanished or became a file fail with
 // shellcap.ErrWorkspaceGone, as Shell.Run does; nothing re-creates it.
-// Concurrent Stops of a job all return its final result. A finished job's
+// Concurrent Stops of a job all return its final result, from one
+// Manager or from several on the workspace and key directory (separate
+// processes): they serialise on a lock file in the key directory, and the
+// first records the job's final result there (signed) before it removes
+// the job's files, for the later ones until Retention. A finished job's
 // [Event] carries the end of its output.
 //
 // When a job's command exits, the supervisor stops whatever the command

@@ -31,6 +31,10 @@ var (
 	ErrInputTimeout = errors.New("jobs: the command did not read its input")
 	// ErrBadMode: ShellRequest.Mode is neither Foreground nor Background.
 	ErrBadMode = errors.New("jobs: bad shell mode")
+	// ErrStopLock: the lock that serialises Stops of a job across
+	// processes could not be taken (the key directory is not usable), so
+	// the job was not stopped.
+	ErrStopLock = errors.New("jobs: the stop lock cannot be taken")
 )
 
 // refusal is a refusal of kind with the model's message msg.

@@ -256,7 +256,7 @@ func (m *Manager) find(id string) *job {
 	if j != nil {
 		d, err := openJobDir(dir)
 		if err != nil {
-			if j.orphaned() {
+			if !j.removedOnPurpose() && j.orphaned() {
 				return j // its files went, it did not: still stoppable
 			}
 			m.forget(j) // removed by another Manager
@@ -332,7 +332,8 @@ func (j *job) refresh() (st *status, raw []byte, justFinished bool, err error) {
 	st, raw, err = readStatus(j.key, j.dir)
 	switch {
 	case err == nil:
-	case (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) && j.st != nil && (j.gone || !j.st.finished()):
+	case (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) && j.st != nil && (j.gone || !j.st.finished()) &&
+		!j.removedOnPurpose():
 		// The directory went (the workspace was deleted) while the job
 		// ran: known from memory and the key directory from now on.
 		st, raw = j.orphanStatus()
@@ -430,6 +431,7 @@ func (m *Manager) gc() {
 	m.lastGC = time.Now()
 	m.mu.Unlock()
 	cutoff := time.Now().Add(-m.opts.Retention)
+	m.gcFinals(cutoff)
 	for _, j := range m.snapshot() {
 		j.mu.Lock()
 		expired := j.gone && j.st != nil && j.st.finished() && j.st.FinishedAt != nil && j.st.FinishedAt.Before(cutoff)

@@ -270,9 +270,14 @@ type StopRequest struct {
 // status are removed unless req.Keep is set (or the job could not be
 // confirmed stopped). Stopping a finished job just reports (and removes)
 // it. Stop takes at most about KillGrace plus 30 s, whatever ctx says: a
-// stop is not abandoned halfway. Concurrent Stops of one job, and Stops
-// of a job this Manager stopped and removed a moment ago, all return the
-// same final result.
+// stop is not abandoned halfway. Concurrent Stops of one job, in this
+// Manager or in others on the same workspace and KeyDir (other
+// processes), and later Stops of a job stopped and removed, all return
+// the same final result until Retention removes it: Stops of a job
+// serialise on a flock(2) in KeyDir, and the first records the final
+// result there before it removes the job's files. A Stop that cannot take
+// that lock stops nothing and returns a result whose Err wraps
+// ErrStopLock.
 func (m *Manager) Stop(ctx context.Context, req StopRequest) (*JobResult, error) {
 	if err := m.usable(); err != nil {
 		return nil, err
@@ -284,13 +289,28 @@ func (m *Manager) Stop(ctx context.Context, req StopRequest) (*JobResult, error)
 // it).
 func (m *Manager) stop(req StopRequest) *JobResult {
 	id, keep := req.ID, req.Keep
+	if !validID(id) {
+		return m.unknown(id)
+	}
+	// One Stop of a job at a time, in any process; the later ones answer
+	// from the final result the first one recorded.
+	lock, err := m.lockStop(id)
+	if err != nil {
+		return &JobResult{ID: id, Err: err, maxChars: m.opts.MaxOutputChars}
+	}
+	if res := m.finalResult(id); res != nil {
+		defer lock.release(false)
+		return m.stopFinal(id, res, keep)
+	}
 	j, st := m.lookup(id)
 	if j == nil {
+		lock.release(true)
 		if res := m.stoppedResult(id); res != nil {
 			return res
 		}
 		return m.unknown(id)
 	}
+	defer lock.release(false)
 	j.stopMu.Lock()
 	defer j.stopMu.Unlock()
 	if j.stopped != nil {
@@ -298,6 +318,9 @@ func (m *Manager) stop(req StopRequest) *JobResult {
 		if res.Kept && !keep {
 			// Stopped before with Keep; now its files go.
 			res.Kept, res.Dir = false, ""
+			if m.saveFinal(j.dir, &res) != nil {
+				return j.stopped // keep the files: they hold the result
+			}
 			final := res
 			j.stopped = &final
 			m.rememberStopped(id, &final)
@@ -331,6 +354,11 @@ func (m *Manager) stop(req StopRequest) *JobResult {
 		res.Dir = ""
 	}
 	if st.finished() {
+		// Recorded outside the job directory before it goes, for Stops
+		// in other Managers; when it cannot be, the files stay instead.
+		if err := m.saveFinal(j.dir, res); err != nil && !keep {
+			keep, res.Kept, res.Dir = true, true, j.dir
+		}
 		final := *res
 		j.stopped = &final
 		m.rememberStopped(id, &final)

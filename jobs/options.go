@@ -93,7 +93,9 @@ type Options struct {
 	// one workspace must share it to see each other's jobs. A job's
 	// supervisor also leaves there (job-<id>.status, signed) how the job
 	// ended when its job directory is gone (the workspace was deleted);
-	// Stop and Retention remove it.
+	// Stop and Retention remove it. Stops take a lock there
+	// (job-<id>.lock) and leave a stopped job's final result there
+	// (job-<id>.final, signed) until Retention removes both.
 	KeyDir string
 
 	// StopOnClose makes [Manager.Close] stop every job this Manager

@@ -4,6 +4,7 @@ package jobs
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"syscall"
 	"time"
@@ -23,6 +24,9 @@ func killPID(pid int, sig syscall.Signal) error   { return errUnsupported }
 func openStdinFIFO(path string) (*os.File, error) { return nil, errUnsupported }
 func lockFIFO(f *os.File) error                   { return errUnsupported }
 func unlockFIFO(f *os.File) error                 { return errUnsupported }
+func lockFile(f *os.File) error                   { return errUnsupported }
+func tryLockFile(f *os.File) error                { return errUnsupported }
+func sameFile(f *os.File, fi fs.FileInfo) bool    { return false }
 
 var (
 	errNoReader = errors.New("jobs: nobody reads the stdin FIFO")

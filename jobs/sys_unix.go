@@ -4,6 +4,7 @@ package jobs
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -61,6 +62,26 @@ func openStdinFIFO(path string) (*os.File, error) {
 // lockFIFO and unlockFIFO take and release the lock openStdinFIFO takes.
 func lockFIFO(f *os.File) error   { return unix.Flock(int(f.Fd()), unix.LOCK_EX) }
 func unlockFIFO(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }
+
+// lockFile takes an exclusive flock(2) on f, waiting for it; tryLockFile
+// does not wait. Closing f releases it.
+func lockFile(f *os.File) error {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
+func tryLockFile(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) }
+
+// sameFile reports whether f is the file fi (from safefs) describes.
+func sameFile(f *os.File, fi fs.FileInfo) bool {
+	var a unix.Stat_t
+	b, ok := fi.Sys().(*unix.Stat_t)
+	return ok && unix.Fstat(int(f.Fd()), &a) == nil && a.Dev == b.Dev && a.Ino == b.Ino
+}
 
 // reapChild reaps child pid if it has exited, without blocking.
 func reapChild(pid int) bool {
