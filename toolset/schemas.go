@@ -51,7 +51,7 @@ const bashDescription = `Run a command in a persistent bash session: variables, 
 
 Commands read end-of-file from stdin, so interactive programs cannot be used. A command that runs past the timeout is interrupted; the session and its state survive. If the shell exits (exit, exec), it is restarted with the working directory and exported variables restored, and the result says so. Pass restart: true to start a fresh session. Output is labelled [stdout]/[stderr] with [exit code: N] on failure. Run long-lived servers with start_command instead.
 
-Each MCP session has its own shell. A client without a session (stateless HTTP) gets a new shell and its session_id in the result; pass that session_id to keep using it.`
+Each conversation (an MCP session, a framework's session) has its own shell. A client without one (stateless HTTP) gets a new shell and its session_id in the result; pass that session_id to keep using it.`
 
 // define builds the tool named name.
 func (ts *Toolset) define(name string) *Tool {
@@ -175,7 +175,7 @@ func (ts *Toolset) bashSchema() map[string]any {
 	return object(map[string]any{
 		"command":    str("The command to run. Required unless restart is true."),
 		"restart":    boolean("Restart the bash session, discarding its state."),
-		"session_id": str("The session_id of an earlier result, to use that shell. Omit it to use this MCP session's shell."),
+		"session_id": str("The session_id of an earlier result, to use that shell. Omit it to use this conversation's shell."),
 		"timeout_seconds": map[string]any{"type": "number", "minimum": MinTimeout.Seconds(), "maximum": max.Seconds(),
 			"description": fmt.Sprintf("Seconds before the command is interrupted (the session survives). Default %s, at most %s.", durationText(def), durationText(max))},
 	})
