@@ -112,7 +112,9 @@ func TestResponsesShellApproval(t *testing.T) {
 		return toolset.Answer{Command: q.Command, Reason: "not that file"}, nil
 	}})
 	client, m := newClient(t,
-		func(map[string]any) string { return response(t, shellCall("s1", 0, 0, "touch yes.txt", "touch no.txt")) },
+		func(map[string]any) string {
+			return response(t, shellCall("s1", 0, 0, "touch yes.txt", "touch no.txt"))
+		},
 		func(map[string]any) string { return response(t, message("done")) },
 	)
 	conv := ts.Conversation("thread")
