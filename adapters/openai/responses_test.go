@@ -3,6 +3,7 @@ package openai_test
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -195,7 +196,13 @@ func TestResponsesShell(t *testing.T) {
 // through the shell tool.
 func TestResponsesLocalShellAndFunctions(t *testing.T) {
 	ts := newToolset(t, shellcap.Options{})
-	ad := newAdapter(t, shellopenai.Options{Toolset: ts})
+	var mu sync.Mutex
+	var streamed strings.Builder
+	ad := newAdapter(t, shellopenai.Options{Toolset: ts, Output: func(_ shellcap.Stream, data []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		streamed.Write(data)
+	}})
 	client, m := newClient(t,
 		func(map[string]any) string {
 			return response(t,
@@ -217,6 +224,12 @@ func TestResponsesLocalShellAndFunctions(t *testing.T) {
 	runResponses(t, ad, conv, client)
 
 	reqs := m.requests()
+	checkResponseTools(t, ts, reqs[0]["tools"].([]any))
+	mu.Lock()
+	if streamed.String() != "made\nit's x\ndir\na b|c'd|" {
+		t.Errorf("Options.Output got %q, want the output of f1, l1 and l2", streamed.String())
+	}
+	mu.Unlock()
 	got := inputItems(t, reqs[1])
 	f1 := got["f1"]
 	if f1["type"] != "function_call_output" || f1["output"] != "[stdout]\nmade\n" {
@@ -249,5 +262,31 @@ func TestResponsesLocalShellAndFunctions(t *testing.T) {
 	}
 	if f2 := got["f2"]; f2["type"] != "function_call_output" || !strings.Contains(f2["output"].(string), "(no background commands)") {
 		t.Errorf("f2: %v", f2)
+	}
+}
+
+// checkResponseTools checks the tools a Responses request offered: every
+// toolset tool as a strict function tool with its strict schema, then the
+// shell tool in a local environment and local_shell.
+func checkResponseTools(t *testing.T, ts *toolset.Toolset, tools []any) {
+	t.Helper()
+	n := len(ts.Tools())
+	if len(tools) != n+2 {
+		t.Fatalf("offered %d tools, want %d", len(tools), n+2)
+	}
+	for i, tool := range ts.Tools() {
+		fn := tools[i].(map[string]any)
+		if fn["type"] != "function" || fn["name"] != tool.Name || fn["strict"] != true || fn["description"] != tool.Description {
+			t.Errorf("tool %d: %v %v strict %v, want function %s, strict, with its description", i, fn["type"], fn["name"], fn["strict"], tool.Name)
+		}
+		if g, w := canonical(t, fn["parameters"]), canonical(t, tool.StrictInputSchema()); g != w {
+			t.Errorf("%s parameters:\n got %s\nwant %s", tool.Name, g, w)
+		}
+	}
+	if g, w := canonical(t, tools[n]), `{"environment":{"type":"local"},"type":"shell"}`; g != w {
+		t.Errorf("shell tool %s, want %s", g, w)
+	}
+	if g, w := canonical(t, tools[n+1]), `{"type":"local_shell"}`; g != w {
+		t.Errorf("local_shell tool %s, want %s", g, w)
 	}
 }
