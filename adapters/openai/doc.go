@@ -8,11 +8,12 @@
 // the middle step: it runs each call of a shellcap tool in the toolset
 // conversation of the thread and returns the messages or input items the
 // model reads. It adds no tool logic: names, descriptions, schemas and texts
-// are the toolset's.
+// are the toolset's. Import it under another name beside the SDK's
+// package openai, shellopenai say:
 //
 //	sh, _ := shellcap.New(shellcap.Options{Workspace: ".", Approve: toolset.Approve})
 //	ts, _ := toolset.New(toolset.Options{Shell: sh})
-//	ad, _ := openai.New(openai.Options{Toolset: ts})
+//	ad, _ := shellopenai.New(shellopenai.Options{Toolset: ts})
 //	conv := ts.Conversation(threadID)
 //	params.Tools = ad.ChatTools()
 //	reply, _ := client.Chat.Completions.New(ctx, params)
@@ -34,8 +35,9 @@
 // offers no bash), so cd and exported variables carry over between calls.
 // timeout_ms becomes each command's timeout and max_output_length cuts each
 // command's stdout and stderr together to that many characters, keeping
-// their ends. Each command's output carries an exit outcome with its exit
-// code, or a timeout outcome. A local_shell_call runs its argv through
+// their ends; the command's notes and the conversation's finished-job
+// notices follow in stderr. Each command's output carries an exit outcome
+// with its exit code, or a timeout outcome. A local_shell_call runs its argv through
 // run_command, in a fresh process, with its env and working_directory.
 //
 // A command that did not run (refused by the policy, bad arguments) has no
