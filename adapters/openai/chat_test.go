@@ -117,7 +117,7 @@ func TestChatCompletions(t *testing.T) {
 		func(map[string]any) string {
 			return chatCall(t,
 				toolset.BashTool, `{"command":"echo $GREETING; basename $PWD","restart":null,"session_id":null,"timeout_seconds":null}`,
-				toolset.StartCommand, `{"command":"echo started; sleep 60","stdin":null}`)
+				toolset.StartCommand, `{"command":"echo started; touch job-ready; sleep 60","stdin":null}`)
 		},
 		func(req map[string]any) string {
 			replies := lastToolReplies(req)
@@ -126,7 +126,9 @@ func TestChatCompletions(t *testing.T) {
 				return chatDone(t)
 			}
 			id = findJobID(t, replies[1])
-			return chatCall(t, toolset.CheckCommand, fmt.Sprintf(`{"command_id":%q,"new_only":null}`, id))
+			return chatCall(t,
+				toolset.RunCommand, `{"command":"until [ -e job-ready ]; do sleep 0.01; done","timeout_seconds":null}`,
+				toolset.CheckCommand, fmt.Sprintf(`{"command_id":%q,"new_only":null}`, id))
 		},
 		func(map[string]any) string {
 			return chatCall(t, toolset.StopCommand, fmt.Sprintf(`{"command_id":%q}`, id))
@@ -152,12 +154,12 @@ func TestChatCompletions(t *testing.T) {
 		t.Errorf("bash state did not carry over: reply %q lacks %q", got["call_0"], want)
 	}
 	got = lastToolRepliesMap(reqs[3])
-	if r := got["call_0"]; !strings.Contains(r, "started") || !strings.Contains(r, "[status: running]") {
-		t.Errorf("check_command reply %q: want the job's output and [status: running]", r)
+	if r := got["call_1"]; !strings.Contains(r, "[status: running]") {
+		t.Errorf("check_command reply %q lacks [status: running]", r)
 	}
 	got = lastToolRepliesMap(reqs[4])
-	if r := got["call_0"]; !strings.Contains(r, "[exit code: 143]") {
-		t.Errorf("stop_command reply %q lacks [exit code: 143]", r)
+	if r := got["call_0"]; !strings.Contains(r, "started") || !strings.Contains(r, "[exit code: 143]") {
+		t.Errorf("stop_command reply %q: want the job's output and [exit code: 143]", r)
 	}
 }
 
