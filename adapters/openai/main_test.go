@@ -74,7 +74,6 @@ func newAdapter(t *testing.T, opts shellopenai.Options) *shellopenai.Adapter {
 // writes, given the request body; the bodies are kept for the test to read
 // what the model received.
 type model struct {
-	t     *testing.T
 	mu    sync.Mutex
 	turns []func(req map[string]any) string
 	reqs  []map[string]any
@@ -115,7 +114,7 @@ func (m *model) requests() []map[string]any {
 // to it.
 func newClient(t *testing.T, turns ...func(req map[string]any) string) (openai.Client, *model) {
 	t.Helper()
-	m := &model{t: t, turns: turns}
+	m := &model{turns: turns}
 	srv := httptest.NewServer(m)
 	t.Cleanup(srv.Close)
 	client := openai.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("test-key"), option.WithMaxRetries(0))
