@@ -23,7 +23,6 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/core"
-	"github.com/shellcap/shellcap/internal/proc"
 	"github.com/shellcap/shellcap/internal/textfmt"
 )
 
@@ -157,7 +156,7 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 			return nil, err
 		}
 	}
-	out := newSink(captureKeep(s.opts.MaxOutputChars, s.opts.MaxOutputBytes), s.opts.MaxOutputBytes)
+	out := newSink(core.KeepBytes(s.opts.MaxOutputChars, s.opts.MaxOutputBytes), s.opts.MaxOutputBytes)
 	id := s.nextID()
 	out.firstID = id
 	root := ""
@@ -186,6 +185,11 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	case gotRecord:
 		s.remember(rec)
 		res.ExitCode = rec.rc
+		if rec.kind == kindRun && rec.rc != 0 {
+			if n := core.FileLimitNote(s.core.Settings.MaxFileBytes, rec.rc == exitXFSZ); n != "" {
+				res.Notes = append(res.Notes, n)
+			}
+		}
 		if rec.kind == kindAnchor {
 			res.Err = &shellcap.RequestError{Kind: shellcap.ErrWorkdirGone, Msg: "The workspace root " + s.root +
 				" could not be entered, so the command was not run."}
@@ -202,10 +206,10 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 			res.TimedOut = true
 		case ctxDone:
 			res.Canceled = true
-			res.Notes = append(res.Notes, "Command was cancelled; it was interrupted.")
+			res.Notes = append(res.Notes, core.CanceledNote("it was interrupted"))
 		case capHit:
 			res.OutputLimitExceeded = true
-			res.Notes = append(res.Notes, fmt.Sprintf("Output exceeded %d bytes; the command was interrupted. Redirect large output to a file and read parts of it.", s.opts.MaxOutputBytes))
+			res.Notes = append(res.Notes, core.OutputLimitNote(s.opts.MaxOutputBytes, "the command was interrupted"))
 		}
 		var err error
 		died, err = s.interrupt(ctx, res, out, start)
@@ -307,7 +311,7 @@ func (s *Session) restartNote(what string) string {
 // shellEnd returns the exit code of a shell that ended and how it ended,
 // for the restart note.
 func shellEnd(state *os.ProcessState) (int, string) {
-	code, signal := proc.ExitStatus(state)
+	code, signal := core.ExitStatus(state)
 	switch {
 	case state == nil:
 		return code, "ended"
@@ -440,6 +444,10 @@ func (s *Session) nextID() uint64 {
 	return id
 }
 
+// exitXFSZ is the status bash reports for a command SIGXFSZ killed (the
+// signal is 25 on Linux, darwin and the BSDs): the file-size limit ended it.
+const exitXFSZ = 128 + 25
+
 // maxIssued is how many step ids a Session remembers; a call issues a few
 // at most (its step, the resynchronisation steps after an interrupt).
 const maxIssued = 64
@@ -455,22 +463,6 @@ const maxIssued = 64
 // per step.
 func (s *Session) isIssued(id uint64) bool {
 	return slices.Contains(s.issued, id)
-}
-
-// captureKeep is how much of each stream is held in memory, by the
-// root's rule (Shell.newCapture in outputs.go): four bytes per character
-// the model may read, 8 MiB without a character cap, at least 4 KiB,
-// never more than the byte cap.
-func captureKeep(maxChars int, maxBytes int64) int {
-	keep := int64(4 * maxChars)
-	if maxChars < 0 {
-		keep = 8 << 20
-	}
-	keep = max(keep, 4096)
-	if maxBytes > 0 {
-		keep = min(keep, maxBytes)
-	}
-	return int(keep)
 }
 
 // writeCommand writes text and a NUL at the start of the command file; the
