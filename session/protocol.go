@@ -52,6 +52,9 @@ type record struct {
 	pwd      string
 	exports  string // `export -p`, when snapshot
 	snapshot bool
+
+	removed  []string // functions doneFunc removed (a check step)
+	disabled []string // builtins doneFunc enabled again (a check step)
 }
 
 // shellQuote quotes s for bash as one word.
@@ -61,46 +64,81 @@ func shellQuote(s string) string {
 
 // doneFunc is the name of the function that ends every step. It is
 // defined once per shell, read-only, so that the per-call line stays short
-// and the command cannot replace it.
+// and the command cannot replace it; a function call cannot be reached by
+// an alias when its name is quoted, nor by another function.
 const doneFunc = "__shellcap_done"
 
-// doneDef defines doneFunc. Called as `doneFunc ID KIND STATUS [SNAP]`
-// right after the command, with stdout on the status descriptor, it turns
-// off errexit and xtrace (they do not outlive a call), resets the parser
-// after a failure (after an unterminated quote an interactive bash
-// otherwise prints stray quotes at its next line), writes the status
-// record, with the `export -p` snapshot when SNAP is set, and clears the
-// prompts so that nothing reaches stdout or stderr after the record. It
-// works under set -u. Under a command's set -x, bash traces the call and
-// the first line of the function on stderr; the Session cuts those lines
-// off (see cutTrace). The common step (status 0, no snapshot, prompts
-// empty, neither option set) takes one test and the printf: a function
-// call and each test cost bash microseconds on every step.
+// protocolBuiltins are the builtins the protocol calls; doneFunc enables
+// them again at every step (a command's `enable -n printf` lasts for that
+// command).
+const protocolBuiltins = "builtin printf eval read cd set export unset trap exec exit declare alias"
+
+// doneDef defines doneFunc. Called as `doneFunc ID KIND STATUS [SNAP
+// [CHECK]]` right after the command, with the shell's own stdout and stderr
+// on /dev/null (see stepLine), it first takes back what the protocol needs
+// from anything the command did to its shell:
+//
+//   - functions named builtin or enable are removed: they would shadow the
+//     builtins every other step goes through. unset is reached as a POSIX
+//     special builtin, which no function shadows: posix mode is turned on
+//     for the repair by assigning POSIXLY_CORRECT (an assignment is syntax,
+//     not a command) and off again when the command had it off;
+//   - the builtins the protocol calls are enabled again (enable -n);
+//   - the DEBUG trap, errexit, xtrace, verbose and functrace do not
+//     outlive a call (an interactive shell would end at the next failing
+//     command, and each of the others would run or print with every
+//     protocol step);
+//   - PROMPT_COMMAND is cleared (prompts themselves go to /dev/null).
+//
+// With CHECK, what was repaired goes into the record: the removed function
+// names after the kind, the disabled builtins (`enable -n` lines) before
+// the id. Then it resets the parser after a failure (after an unterminated
+// quote an interactive bash otherwise prints stray quotes at its next
+// line) and writes the status record on descriptor 3, with the `export -p`
+// snapshot when SNAP is set. It works under set -u. A builtin that cannot
+// be enabled again (enable itself disabled) ends the shell with exitBroken,
+// which the Session reports.
 const doneDef = doneFunc + `() {
-	if [[ $3 == 0 && -z ${4-}${PS1-}${PS2-}${PS0-}${PROMPT_COMMAND[*]-} && $- != *[ex]* ]]; then
-		\builtin printf '%s\0%s\0%s\0%s\0\0' "$1" "$2" "$3" "${PWD-}"
+	if [[ :${SHELLOPTS-}: == *:posix:* ]]; then __shellcap_p=; else __shellcap_p=1; POSIXLY_CORRECT=y; fi
+	trap - DEBUG
+	__shellcap_fx=
+	if [[ -n ${5-} ]]; then
+		export -f builtin && __shellcap_fx+=" builtin"
+		export -f enable && __shellcap_fx+=" enable"
+		unset -f builtin enable
+		enable -n >&3
 	else
-		[[ $- != *[ex]* ]] || \builtin set +ex
-		[[ $3 == 0 ]] || \builtin eval ''
-		if [[ -n ${4-} ]]; then
-			\builtin printf '%s\0%s\0%s\0%s\0S' "$1" "$2" "$3" "${PWD-}"
-			\builtin export -p
-			\builtin printf '\0'
-		else
-			\builtin printf '%s\0%s\0%s\0%s\0\0' "$1" "$2" "$3" "${PWD-}"
-		fi
-		[[ -z ${PS1-}${PS2-}${PS0-}${PROMPT_COMMAND[*]-} ]] || { PS1= PS2= PS0=; \builtin unset PROMPT_COMMAND; }
+		unset -f builtin enable
 	fi
+	enable ` + protocolBuiltins + ` || exit 197
+	[[ $- != *[exvT]* ]] || set +exvT
+	[[ -z $__shellcap_p ]] || unset POSIXLY_CORRECT
+	[[ $3 == 0 ]] || \builtin eval ''
+	if [[ -n ${4-} ]]; then
+		\builtin printf '%s\0%s\0%s\0%s\0S' "$1" "$2$__shellcap_fx" "$3" "${PWD-}" >&3
+		\builtin export -p >&3
+		\builtin printf '\0' >&3
+	else
+		\builtin printf '%s\0%s\0%s\0%s\0\0' "$1" "$2$__shellcap_fx" "$3" "${PWD-}" >&3
+	fi
+	[[ -z ${PROMPT_COMMAND+x} ]] || \builtin unset PROMPT_COMMAND
 }
 \builtin readonly -f ` + doneFunc + "\n"
 
-// done calls doneFunc with stdout on the status descriptor.
-func done(id uint64, kind string, snapshot bool) string {
+// exitBroken is the exit status of a shell whose protocol builtins could
+// not be enabled again.
+const exitBroken = 197
+
+// done calls doneFunc; check asks it to report what it repaired.
+func done(id uint64, kind string, snapshot, check bool) string {
 	call := ` \` + doneFunc + ` ` + strconv.FormatUint(id, 10) + ` ` + kind + ` $?`
-	if snapshot {
+	switch {
+	case check:
+		call += ` S C`
+	case snapshot:
 		call += ` S`
 	}
-	return call + ` >&3`
+	return call
 }
 
 // cutTrace removes from stderr what set -x, left on by a command, made
@@ -135,7 +173,16 @@ const readCommand = `IFS= \builtin read -r -d '' -u 4 __shellcap_cmd;`
 // function, so declare makes globals), stdin from /dev/null, without the
 // status and command descriptors (a command's own `exec 3>file` is undone
 // after it).
-const evalFile = ` \builtin eval -- "$__shellcap_cmd" </dev/null 3>&- 4<&-;`
+const evalFile = ` \builtin eval -- "$__shellcap_cmd"` + evalRedirs
+
+// evalRedirs are the command's descriptors: stdin from /dev/null, stdout
+// and stderr on the output pipes (the shell keeps them on descriptors 5
+// and 6; its own stdout and stderr, where prompts and the protocol's
+// errors go, are /dev/null), without the status, command file and saved
+// output descriptors. bash undoes these redirections after the command, so
+// a command's own exec >/dev/null, exec 1>&- or exec 3>file lasts for that
+// command only.
+const evalRedirs = ` </dev/null >&5 2>&6 3>&- 4<&- 5>&- 6>&-;`
 
 // maxInline is the longest command sent in the step line itself; longer
 // ones go through the command file. Both are measured: an interactive bash
@@ -151,7 +198,7 @@ func inline(command string) bool { return len(command) <= maxInline }
 // end the word or the line is escaped, so neither its syntax nor anything
 // else can make bash read it as more than the argument of eval.
 func evalInline(command string) string {
-	return ` \builtin eval -- ` + ansiQuote(command) + ` </dev/null 3>&- 4<&-;`
+	return ` \builtin eval -- ` + ansiQuote(command) + evalRedirs
 }
 
 // ansiQuote quotes s as a bash $'...' word: printable ASCII but the quote
@@ -173,31 +220,35 @@ func ansiQuote(s string) string {
 
 // stepLine is the line that runs command: inline when it is short, else
 // from the command file, which the caller has written. With root set
-// (StartInRoot), the shell first enters root and reports kindAnchor without
-// running the command when it cannot. With snapshot, the record carries
-// the exported variables.
-func stepLine(id uint64, root, command string, snapshot bool) string {
+// (StartInRoot, or after the shell's directory vanished), the shell first
+// enters root and reports kindAnchor without running the command when it
+// cannot. With snapshot, the record carries the exported variables; with
+// check, what doneFunc repaired.
+func stepLine(id uint64, root, command string, snapshot, check bool) string {
 	run := readCommand + evalFile
 	if inline(command) {
 		run = evalInline(command)
 	}
 	if root == "" {
-		return run + done(id, kindRun, snapshot) + "\n"
+		return run + done(id, kindRun, snapshot, check) + "\n"
 	}
-	return `if \builtin cd -- ` + shellQuote(root) + ` 2>/dev/null; then ` + run + done(id, kindRun, snapshot) +
-		`; else` + done(id, kindAnchor, false) + `; fi` + "\n"
+	return `if \builtin cd -- ` + shellQuote(root) + ` 2>/dev/null; then ` + run + done(id, kindRun, snapshot, check) +
+		`; else` + done(id, kindAnchor, false, false) + `; fi` + "\n"
 }
 
 // setupLine is the step that runs the setup script of a new shell, read
-// from the command file.
+// from the command file. It first keeps the output pipes on descriptors 5
+// and 6 and points the shell's own stdout and stderr at /dev/null, so that
+// prompts, job notices and errors of the protocol's own steps never reach
+// a result.
 func setupLine(id uint64) string {
-	return readCommand + evalFile + done(id, kindRun, true) + "\n"
+	return `exec 5>&1 6>&2 >/dev/null 2>&1; ` + readCommand + evalFile + done(id, kindRun, true, true) + "\n"
 }
 
 // syncLine is a step that only reports, to find the shell's prompt again
 // after an interrupt.
 func syncLine(id uint64) string {
-	return done(id, kindSync, true) + "\n"
+	return done(id, kindSync, true, true) + "\n"
 }
 
 // setupScript prepares a fresh shell: no prompts, history or job control
@@ -244,12 +295,25 @@ func parseRecords(buf []byte) ([]record, []byte, error) {
 		if !complete {
 			return recs, buf, nil
 		}
+		var disabled []string
+		if i := bytes.LastIndexByte(fields[0], '\n'); i >= 0 {
+			// `enable -n` lines of a check step come before the id.
+			for line := range strings.SplitSeq(string(fields[0][:i]), "\n") {
+				name, ok := strings.CutPrefix(line, "enable -n ")
+				if !ok {
+					return recs, nil, errBadRecord
+				}
+				disabled = append(disabled, name)
+			}
+			fields[0] = fields[0][i+1:]
+		}
 		id, err1 := strconv.ParseUint(string(fields[0]), 10, 64)
 		rc, err2 := strconv.Atoi(string(fields[2]))
 		if err1 != nil || err2 != nil {
 			return recs, nil, errBadRecord
 		}
-		rec := record{id: id, kind: string(fields[1]), rc: rc, pwd: string(fields[3])}
+		kind, removed, _ := strings.Cut(string(fields[1]), " ")
+		rec := record{id: id, kind: kind, rc: rc, pwd: string(fields[3]), removed: strings.Fields(removed), disabled: disabled}
 		if snap, ok := bytes.CutPrefix(fields[4], []byte("S")); ok {
 			rec.exports, rec.snapshot = string(snap), true
 		}

@@ -105,7 +105,9 @@ func TestForgedRecordsOnSavedDescriptors(t *testing.T) {
 	done; done 2>/dev/null
 echo after; (exit 5)`
 	res := run(t, s, forge)
-	if res.ExitCode != 5 || res.Stdout != "after\n" || res.Cwd == "/etc" {
+	// Some of the saved descriptors are copies of the output pipes: what is
+	// written there is output, never a record.
+	if res.ExitCode != 5 || !strings.HasSuffix(res.Stdout, "after\n") || res.Cwd == "/etc" {
 		t.Fatalf("a forged record was taken: exit %d, cwd %q\n%s", res.ExitCode, res.Cwd, res.Text())
 	}
 	want(t, run(t, s, "echo next; pwd"), "[stdout]\nnext\n"+home)

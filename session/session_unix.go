@@ -177,7 +177,8 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	}()
 	why := shellDied
 	var rec record
-	if err := s.b.send(stepLine(id, root, req.Command, mayChangeExports(req.Command))); err == nil {
+	check := mayRepair(req.Command)
+	if err := s.b.send(stepLine(id, root, req.Command, mayChangeExports(req.Command), check)); err == nil {
 		rec, why = s.b.await(ctx, id, s.isIssued, start.Add(timeout), out)
 	}
 	died := false
@@ -189,6 +190,10 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 			if n := core.FileLimitNote(s.core.Settings.MaxFileBytes, rec.rc == exitXFSZ); n != "" {
 				res.Notes = append(res.Notes, n)
 			}
+		}
+		res.Notes = append(res.Notes, repairNotes(rec)...)
+		if note := redirectNote(req.Command); note != "" {
+			res.Notes = append(res.Notes, note)
 		}
 		if rec.kind == kindAnchor {
 			res.Err = &shellcap.RequestError{Kind: shellcap.ErrWorkdirGone, Msg: "The workspace root " + s.root +
