@@ -230,11 +230,17 @@ func stepLine(id uint64, root, command string, snapshot, check bool) string {
 		run = evalInline(command)
 	}
 	if root == "" {
-		return run + done(id, kindRun, snapshot, check) + "\n"
+		return run + done(id, kindRun, snapshot, check) + clearDebug + "\n"
 	}
 	return `if \builtin cd -- ` + shellQuote(root) + ` 2>/dev/null; then ` + run + done(id, kindRun, snapshot, check) +
-		`; else` + done(id, kindAnchor, false, false) + `; fi` + "\n"
+		`; else` + done(id, kindAnchor, false, false) + `; fi` + clearDebug + "\n"
 }
+
+// clearDebug ends every step: a DEBUG trap lasts for one call (it would
+// otherwise run before every protocol step). It is at the top level because
+// bash restores the DEBUG trap when a function returns (without set -T);
+// doneFunc has made builtin and trap callable again.
+const clearDebug = `; \builtin trap - DEBUG`
 
 // setupLine is the step that runs the setup script of a new shell, read
 // from the command file. It first keeps the output pipes on descriptors 5
@@ -248,7 +254,7 @@ func setupLine(id uint64) string {
 // syncLine is a step that only reports, to find the shell's prompt again
 // after an interrupt.
 func syncLine(id uint64) string {
-	return done(id, kindSync, true, true) + "\n"
+	return done(id, kindSync, true, true) + clearDebug + "\n"
 }
 
 // setupScript prepares a fresh shell: no prompts, history or job control
