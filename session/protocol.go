@@ -257,18 +257,52 @@ func syncLine(id uint64) string {
 	return done(id, kindSync, true, true) + clearDebug + "\n"
 }
 
+// exitFunc is the EXIT trap's function: when the shell exits (exit, exec,
+// a failure under set -e) it leaves the shell's state in the session's
+// directory, for the next shell (see exitFiles).
+const exitFunc = "__shellcap_exit"
+
+// exitDef defines exitFunc, called as `exitFunc STATUS`. Like doneFunc it
+// first takes back the builtins it calls.
+func exitDef(f exitFiles) string {
+	return exitFunc + `() {
+	POSIXLY_CORRECT=y
+	unset -f builtin enable
+	enable builtin printf export declare alias
+	unset POSIXLY_CORRECT
+	\builtin printf '%s %s' "$1" "$-" >` + shellQuote(f.how) + `
+	\builtin export -p >` + shellQuote(f.exports) + `
+	\builtin printf %s "$PWD" >` + shellQuote(f.cwd) + `
+	\builtin declare -p >` + shellQuote(f.vars) + `
+	\builtin declare -f >` + shellQuote(f.funcs) + `
+	\builtin alias -p >` + shellQuote(f.aliases) + `
+} 2>/dev/null
+\builtin readonly -f ` + exitFunc + "\n"
+}
+
+// exitFiles are where exitFunc leaves a shell's state.
+type exitFiles struct {
+	how     string // "STATUS FLAGS": the exit status and $-
+	exports string // export -p
+	cwd     string // $PWD
+	vars    string // declare -p
+	funcs   string // declare -f
+	aliases string // alias -p
+}
+
 // setupScript prepares a fresh shell: no prompts, history or job control
-// messages; the step function; an EXIT trap that leaves the exported
-// variables and directory in exitExports and exitCwd when the shell exits
-// (exit, or a failure under set -e); then the state to restore.
-func setupScript(exports, cwd, root, exitExports, exitCwd string) string {
+// messages; the step function; an EXIT trap that leaves the shell's state
+// in exit's files when the shell exits (exit, exec, a failure under set
+// -e); then the state to restore: exports, the directory, and state (from
+// restorableState), last.
+func setupScript(exports, cwd, root string, exit exitFiles, state string) string {
 	var b strings.Builder
 	b.WriteString("PS1= PS2= PS0= PS4='+ '\n")
 	b.WriteString("\\builtin unset PROMPT_COMMAND HISTFILE MAILCHECK MAIL MAILPATH\n")
 	b.WriteString("\\builtin set +H +m +o history\n")
 	b.WriteString(doneDef)
-	trap := `\builtin export -p >` + shellQuote(exitExports) + ` 2>/dev/null; \builtin printf %s "$PWD" >` + shellQuote(exitCwd) + ` 2>/dev/null`
-	b.WriteString("\\builtin trap -- " + shellQuote(trap) + " EXIT\n")
+	b.WriteString(exitDef(exit))
+	b.WriteString("\\builtin trap -- '\\" + exitFunc + " $?' EXIT\n")
 	if exports != "" {
 		b.WriteString("{\n" + exports + "\n} 2>/dev/null\n")
 	}
@@ -277,7 +311,58 @@ func setupScript(exports, cwd, root, exitExports, exitCwd string) string {
 		dir = cwd
 	}
 	b.WriteString("\\builtin cd -- " + shellQuote(dir) + " 2>/dev/null || \\builtin cd -- " + shellQuote(root) + "\n")
+	if state != "" {
+		b.WriteString("{\n" + state + "\n} 2>/dev/null\n")
+	}
 	return b.String()
+}
+
+// shellVars are variables bash sets for itself (or the session does), which
+// a restored state leaves alone; names starting with BASH or __shellcap_
+// too.
+var shellVars = map[string]bool{
+	"SHELLOPTS": true, "EUID": true, "UID": true, "PPID": true, "GROUPS": true, "FUNCNAME": true,
+	"LINENO": true, "RANDOM": true, "SRANDOM": true, "SECONDS": true, "HISTCMD": true, "EPOCHREALTIME": true,
+	"EPOCHSECONDS": true, "PIPESTATUS": true, "DIRSTACK": true, "PWD": true, "OLDPWD": true, "SHLVL": true,
+	"_": true, "COMP_WORDBREAKS": true, "POSIXLY_CORRECT": true, "PS1": true, "PS2": true, "PS0": true,
+	"PROMPT_COMMAND": true, "HISTFILE": true,
+}
+
+// restorableState turns what exitFunc left (declare -p, declare -f, alias
+// -p) into a script that restores the variables, functions and aliases of
+// the shell that exited, without bash's own variables and the protocol's
+// functions.
+func restorableState(vars, funcs, aliases string) string {
+	var b strings.Builder
+	for line := range strings.SplitSeq(vars, "\n") {
+		rest, ok := strings.CutPrefix(line, "declare -")
+		if !ok {
+			continue
+		}
+		_, decl, ok := strings.Cut(rest, " ")
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(decl, "=")
+		if shellVars[name] || strings.HasPrefix(name, "BASH") || strings.HasPrefix(name, "__shellcap_") {
+			continue
+		}
+		b.WriteString(line + "\n")
+	}
+	skip := false
+	for line := range strings.SplitSeq(funcs, "\n") {
+		if name, ok := strings.CutSuffix(line, " () "); ok && !strings.ContainsAny(name, " \t") {
+			skip = strings.HasPrefix(name, "__shellcap_")
+		}
+		if !skip {
+			b.WriteString(line + "\n")
+		}
+		if line == "}" {
+			skip = false
+		}
+	}
+	b.WriteString(aliases)
+	return strings.TrimRight(b.String(), "\n")
 }
 
 var errBadRecord = errors.New("session: malformed status record")

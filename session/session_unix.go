@@ -53,6 +53,8 @@ type Session struct {
 	issued  []uint64 // the step ids issued lately, newest last
 	cwd     string   // the shell's directory after the last call
 	exports string   // `export -p` after the last call
+	state   string   // what the EXIT trap of the shell that ended left (restorableState), for the next start
+	flags   string   // $- of the shell that ended, from its EXIT trap
 }
 
 // New starts a session in sh's workspace. ctx bounds the start only. A
@@ -299,10 +301,23 @@ func (s *Session) replaceDeadShell(ctx context.Context, res *Result) error {
 	s.b = nil
 	s.rememberExit()
 	code, how := shellEnd(state)
+	if code != 0 && strings.Contains(s.flags, "e") {
+		how += " under set -e"
+	}
+	if code == exitBroken && s.state == "" {
+		how = "could not enable the builtins the session needs again (enable itself was disabled or replaced)"
+	}
 	res.ExitCode = code
 	res.Restarted = true
+	restored := s.state != ""
 	if err := s.start(context.WithoutCancel(ctx), restoreState); err != nil {
 		return err
+	}
+	if restored {
+		res.Notes = append(res.Notes, "The shell "+how+", so a new one was started in "+s.cwd+
+			" with its variables, functions and aliases restored. Its shell options, traps and background jobs are gone."+
+			" Do not use exit or exec to end a command.")
+		return nil
 	}
 	res.Notes = append(res.Notes, s.restartNote("The shell "+how+", so a new one was started"))
 	return nil
@@ -391,9 +406,21 @@ func (s *Session) start(ctx context.Context, mode startMode) error {
 		cwd = ""
 	}
 	s.b = b
-	_ = os.Remove(s.exitExports())
-	_ = os.Remove(s.exitCwd())
-	if err := s.writeCommand(setupScript(exports, cwd, s.root, s.exitExports(), s.exitCwd())); err != nil {
+	state := ""
+	if mode == restoreState {
+		state = s.state
+	}
+	s.state, s.flags = "", ""
+	files := s.exitFiles()
+	for _, f := range []string{files.how, files.exports, files.cwd, files.vars, files.funcs, files.aliases} {
+		_ = os.Remove(f)
+	}
+	script := setupScript(exports, cwd, s.root, files, state)
+	if len(script)+1 > maxCommandFile {
+		// Too much state for the command file: restore the exports only.
+		script = setupScript(exports, cwd, s.root, files, "")
+	}
+	if err := s.writeCommand(script); err != nil {
 		s.b.kill()
 		s.b = nil
 		return err
@@ -426,18 +453,35 @@ func (s *Session) remember(rec record) {
 }
 
 // rememberExit takes the state the EXIT trap of a shell that has just
-// exited left behind: newer than the last record's.
+// exited left behind: newer than the last record's. A shell killed by a
+// signal (kill -9 $$) leaves nothing, and the last record's state stays.
 func (s *Session) rememberExit() {
-	if data, err := os.ReadFile(s.exitExports()); err == nil {
-		s.exports = string(data)
+	f := s.exitFiles()
+	read := func(name string) (string, bool) {
+		data, err := os.ReadFile(name)
+		return string(data), err == nil
 	}
-	if data, err := os.ReadFile(s.exitCwd()); err == nil && len(data) > 0 {
-		s.cwd = string(data)
+	if data, ok := read(f.exports); ok {
+		s.exports = data
+	}
+	if data, ok := read(f.cwd); ok && data != "" {
+		s.cwd = data
+	}
+	if how, ok := read(f.how); ok {
+		_, s.flags, _ = strings.Cut(how, " ")
+	}
+	vars, ok1 := read(f.vars)
+	funcs, ok2 := read(f.funcs)
+	aliases, ok3 := read(f.aliases)
+	if ok1 && ok2 && ok3 {
+		s.state = restorableState(vars, funcs, aliases)
 	}
 }
 
-func (s *Session) exitExports() string { return filepath.Join(s.dir, "exit-exports") }
-func (s *Session) exitCwd() string     { return filepath.Join(s.dir, "exit-cwd") }
+func (s *Session) exitFiles() exitFiles {
+	at := func(name string) string { return filepath.Join(s.dir, "exit-"+name) }
+	return exitFiles{how: at("how"), exports: at("exports"), cwd: at("cwd"), vars: at("vars"), funcs: at("funcs"), aliases: at("aliases")}
+}
 
 func (s *Session) nextID() uint64 {
 	s.seq++
