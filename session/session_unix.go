@@ -55,6 +55,7 @@ type Session struct {
 	exports string   // `export -p` after the last call
 	state   string   // what the EXIT trap of the shell that ended left (restorableState), for the next start
 	flags   string   // $- of the shell that ended, from its EXIT trap
+	toRoot  bool     // the next command starts in the workspace root (its directory vanished)
 }
 
 // New starts a session in sh's workspace. ctx bounds the start only. A
@@ -162,9 +163,21 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	id := s.nextID()
 	out.firstID = id
 	root := ""
-	if s.opts.StartInRoot {
+	if s.opts.StartInRoot || s.toRoot {
 		root = s.root
+	} else if gone := s.cwdGone(); gone != "" {
+		// Refuse rather than run in a deleted directory; the next call
+		// starts in the workspace root.
+		msg := "The workspace root " + s.root + " " + gone + ", so the command was not run."
+		if s.cwd != s.root {
+			s.toRoot = true
+			msg = "The session's directory " + s.cwd + " " + gone +
+				", so the command was not run. The next command runs in the workspace root " + s.root + "; retry it there."
+		}
+		res.Err = &shellcap.RequestError{Kind: shellcap.ErrWorkdirGone, Msg: msg}
+		return res, nil
 	}
+	s.toRoot = false
 	if err := s.core.BeforeStep(); err != nil {
 		return nil, err
 	}
@@ -491,6 +504,24 @@ func (s *Session) nextID() uint64 {
 		s.issued = s.issued[1:]
 	}
 	return id
+}
+
+// cwdGone says how the shell's directory, when it is in the workspace,
+// vanished: "no longer exists" or "is no longer a directory"; empty when
+// it is there (or outside the workspace, where a sandbox may see another
+// file system than ours).
+func (s *Session) cwdGone() string {
+	if s.cwd == "" || (s.cwd != s.root && !strings.HasPrefix(s.cwd, s.root+"/")) {
+		return ""
+	}
+	fi, err := os.Stat(s.cwd)
+	switch {
+	case err == nil && !fi.IsDir(), errors.Is(err, syscall.ENOTDIR):
+		return "is no longer a directory"
+	case errors.Is(err, os.ErrNotExist):
+		return "no longer exists"
+	}
+	return ""
 }
 
 // exitXFSZ is the status bash reports for a command SIGXFSZ killed (the
