@@ -84,3 +84,21 @@ func execRedirects(command string) bool {
 		}
 	}
 }
+
+// cutTTYErrors removes the lines an interactive bash without a terminal
+// prints when a command it waits for is killed by a signal
+// ("bash: [PID: 1 (255)] tcsetattr: Inappropriate ioctl for device"): they
+// are the shell's, not the command's.
+func cutTTYErrors(stderr string) string {
+	if !strings.Contains(stderr, "tcsetattr") && !strings.Contains(stderr, "tcgetattr") {
+		return stderr
+	}
+	var b strings.Builder
+	for line := range strings.SplitAfterSeq(stderr, "\n") {
+		if strings.HasPrefix(line, "bash: [") && (strings.Contains(line, "] tcsetattr: ") || strings.Contains(line, "] tcgetattr: ")) {
+			continue
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}

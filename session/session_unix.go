@@ -251,7 +251,8 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 func (s *Session) interrupt(ctx context.Context, res *Result, out *sink, callStart time.Time) (bool, error) {
 	s.b.signal(syscall.SIGINT)
 	out.interrupted = true
-	for phase := 0; phase < 2; phase++ {
+	escalated := ""
+	for phase := 0; phase < 3; phase++ {
 		minID := s.nextID()
 		deadline := time.Now().Add(s.opts.InterruptGrace)
 		id := minID
@@ -264,6 +265,10 @@ func (s *Session) interrupt(ctx context.Context, res *Result, out *sink, callSta
 					res.ExitCode = rec.rc
 				} else {
 					res.ExitCode = 124
+				}
+				if escalated != "" {
+					res.Notes = append(res.Notes, "The command's processes did not stop on SIGINT, so they were sent "+escalated+
+						" after "+s.opts.InterruptGrace.String()+".")
 				}
 				res.Notes = append(res.Notes, "The shell session was kept: variables, functions and the working directory are intact.")
 				return false, nil
@@ -279,11 +284,17 @@ func (s *Session) interrupt(ctx context.Context, res *Result, out *sink, callSta
 			}
 			id = s.nextID()
 		}
-		if phase == 0 {
-			// The command's processes ignored SIGINT: kill the ones it
-			// started, leaving older background jobs alone.
+		if phase < 2 {
+			// The command's processes ignored SIGINT: stop the ones it
+			// started, leaving older background jobs alone, with SIGTERM,
+			// then SIGKILL.
+			sig, name := syscall.SIGTERM, "SIGTERM"
+			if phase == 1 {
+				sig, name = syscall.SIGKILL, "SIGTERM, then SIGKILL"
+			}
 			for _, pid := range s.b.membersSince(callStart) {
-				_ = unix.Kill(pid, syscall.SIGKILL)
+				_ = unix.Kill(pid, sig)
+				escalated = name
 			}
 		}
 	}
@@ -369,6 +380,9 @@ func (s *Session) newResult(command string) *Result {
 func (s *Session) finish(res *Result, out *sink, died bool) {
 	stdout, stderr := string(out.stdout.Bytes()), string(out.stderr.Bytes())
 	stderr = cutTrace(stderr, out.firstID)
+	if out.interrupted {
+		stderr = cutTTYErrors(stderr)
+	}
 	if out.interrupted && (stderr == "\n" || strings.HasSuffix(stderr, "\n\n")) {
 		// An interactive bash marks SIGINT with a newline.
 		stderr = stderr[:len(stderr)-1]
