@@ -75,51 +75,59 @@ const protocolBuiltins = "builtin printf eval read cd set export unset trap exec
 
 // doneDef defines doneFunc. Called as `doneFunc ID KIND STATUS [SNAP
 // [CHECK]]` right after the command, with the shell's own stdout and stderr
-// on /dev/null (see stepLine), it first takes back what the protocol needs
+// on /dev/null (see setupLine), it first takes back what the protocol needs
 // from anything the command did to its shell:
 //
 //   - functions named builtin or enable are removed: they would shadow the
-//     builtins every other step goes through. unset is reached as a POSIX
-//     special builtin, which no function shadows: posix mode is turned on
-//     for the repair by assigning POSIXLY_CORRECT (an assignment is syntax,
-//     not a command) and off again when the command had it off;
+//     builtins every other step goes through;
 //   - the builtins the protocol calls are enabled again (enable -n);
-//   - the DEBUG trap, errexit, xtrace, verbose and functrace do not
-//     outlive a call (an interactive shell would end at the next failing
-//     command, and each of the others would run or print with every
-//     protocol step);
+//   - errexit, xtrace, verbose and functrace do not outlive a call (an
+//     interactive shell would end at the next failing command, and each of
+//     the others would run or print with every protocol step); the DEBUG
+//     trap neither (clearDebug);
 //   - PROMPT_COMMAND is cleared (prompts themselves go to /dev/null).
 //
-// With CHECK, what was repaired goes into the record: the removed function
-// names after the kind, the disabled builtins (`enable -n` lines) before
-// the id. Then it resets the parser after a failure (after an unterminated
-// quote an interactive bash otherwise prints stray quotes at its next
-// line) and writes the status record on descriptor 3, with the `export -p`
-// snapshot when SNAP is set. It works under set -u. A builtin that cannot
-// be enabled again (enable itself disabled) ends the shell with exitBroken,
-// which the Session reports.
+// With CHECK (a command whose text may shadow or disable builtins, see
+// mayRepair; the setup and synchronisation steps) unset, enable and set are
+// reached as POSIX special builtins, which no function shadows: posix mode
+// is turned on for the repair by assigning POSIXLY_CORRECT (an assignment
+// is syntax, not a command) and off again when the command had it off; and
+// what was repaired goes into the record: the removed function names after
+// the kind, the disabled builtins (`enable -n` lines) before the id. The
+// common step skips the posix round trip, which costs bash microseconds
+// on every step: only a function named unset, defined by a command whose
+// text does not show it, could reach it there.
+//
+// Then it resets the parser after a failure (after an unterminated quote
+// an interactive bash otherwise prints stray quotes at its next line) and
+// writes the status record on descriptor 3, with the `export -p` snapshot
+// when SNAP is set. It works under set -u. A builtin that cannot be enabled
+// again (enable itself disabled) ends the shell with exitBroken, which the
+// Session reports.
 const doneDef = doneFunc + `() {
-	if [[ :${SHELLOPTS-}: == *:posix:* ]]; then __shellcap_p=; else __shellcap_p=1; POSIXLY_CORRECT=y; fi
-	trap - DEBUG
-	__shellcap_fx=
 	if [[ -n ${5-} ]]; then
+		if [[ :${SHELLOPTS-}: == *:posix:* ]]; then __shellcap_p=; else __shellcap_p=1; POSIXLY_CORRECT=y; fi
+		__shellcap_fx=
 		export -f builtin && __shellcap_fx+=" builtin"
 		export -f enable && __shellcap_fx+=" enable"
 		unset -f builtin enable
 		enable -n >&3
+		enable ` + protocolBuiltins + ` || exit ` + exitBrokenText + `
+		[[ $- != *[exvT]* ]] || set +exvT
+		[[ -z $__shellcap_p ]] || unset POSIXLY_CORRECT
 	else
-		unset -f builtin enable
+		__shellcap_fx=
+		\unset -f builtin enable
+		\enable ` + protocolBuiltins + ` || \exit ` + exitBrokenText + `
+		[[ $- != *[exvT]* ]] || \builtin set +exvT
 	fi
-	enable ` + protocolBuiltins + ` || exit 197
-	[[ $- != *[exvT]* ]] || set +exvT
-	[[ -z $__shellcap_p ]] || unset POSIXLY_CORRECT
 	[[ $3 == 0 ]] || \builtin eval ''
 	if [[ -n ${4-} ]]; then
 		\builtin printf '%s\0%s\0%s\0%s\0S' "$1" "$2$__shellcap_fx" "$3" "${PWD-}" >&3
 		\builtin export -p >&3
 		\builtin printf '\0' >&3
 	else
-		\builtin printf '%s\0%s\0%s\0%s\0\0' "$1" "$2$__shellcap_fx" "$3" "${PWD-}" >&3
+		\builtin printf '%s\0%s\0%s\0%s\0\0' "$1" "$2" "$3" "${PWD-}" >&3
 	fi
 	[[ -z ${PROMPT_COMMAND+x} ]] || \builtin unset PROMPT_COMMAND
 }
@@ -127,7 +135,10 @@ const doneDef = doneFunc + `() {
 
 // exitBroken is the exit status of a shell whose protocol builtins could
 // not be enabled again.
-const exitBroken = 197
+const (
+	exitBroken     = 197
+	exitBrokenText = "197"
+)
 
 // done calls doneFunc; check asks it to report what it repaired.
 func done(id uint64, kind string, snapshot, check bool) string {
@@ -170,19 +181,27 @@ func cutTrace(stderr string, minID uint64) string {
 const readCommand = `IFS= \builtin read -r -d '' -u 4 __shellcap_cmd;`
 
 // evalFile runs the text in __shellcap_cmd at the top level (not in a
-// function, so declare makes globals), stdin from /dev/null, without the
-// status and command descriptors (a command's own `exec 3>file` is undone
-// after it).
-const evalFile = ` \builtin eval -- "$__shellcap_cmd"` + evalRedirs
+// function, so declare makes globals) with the descriptors of evalRedirs.
+func evalFile(check bool) string {
+	return ` \builtin eval -- "$__shellcap_cmd"` + evalRedirs(check)
+}
 
 // evalRedirs are the command's descriptors: stdin from /dev/null, stdout
 // and stderr on the output pipes (the shell keeps them on descriptors 5
 // and 6; its own stdout and stderr, where prompts and the protocol's
-// errors go, are /dev/null), without the status, command file and saved
-// output descriptors. bash undoes these redirections after the command, so
-// a command's own exec >/dev/null, exec 1>&- or exec 3>file lasts for that
-// command only.
-const evalRedirs = ` </dev/null >&5 2>&6 3>&- 4<&- 5>&- 6>&-;`
+// errors go, are /dev/null), without the status and command file
+// descriptors. bash undoes these redirections after the command, so a
+// command's own exec >/dev/null, exec 1>&- or exec 3>file lasts for that
+// command only. With check (a command that may use exec, see mayRepair),
+// the saved output descriptors 5 and 6 are closed for the command too, so
+// that its exec cannot move them; each redirection costs bash a few
+// system calls on every step, so the common step leaves them open.
+func evalRedirs(check bool) string {
+	if check {
+		return ` </dev/null >&5 2>&6 3>&- 4<&- 5>&- 6>&-;`
+	}
+	return ` </dev/null >&5 2>&6 3>&- 4<&-;`
+}
 
 // maxInline is the longest command sent in the step line itself; longer
 // ones go through the command file. Both are measured: an interactive bash
@@ -197,8 +216,8 @@ func inline(command string) bool { return len(command) <= maxInline }
 // line, inert: as one ANSI-C quoted word in which every byte that could
 // end the word or the line is escaped, so neither its syntax nor anything
 // else can make bash read it as more than the argument of eval.
-func evalInline(command string) string {
-	return ` \builtin eval -- ` + ansiQuote(command) + evalRedirs
+func evalInline(command string, check bool) string {
+	return ` \builtin eval -- ` + ansiQuote(command) + evalRedirs(check)
 }
 
 // ansiQuote quotes s as a bash $'...' word: printable ASCII but the quote
@@ -225,9 +244,9 @@ func ansiQuote(s string) string {
 // cannot. With snapshot, the record carries the exported variables; with
 // check, what doneFunc repaired.
 func stepLine(id uint64, root, command string, snapshot, check bool) string {
-	run := readCommand + evalFile
+	run := readCommand + evalFile(check)
 	if inline(command) {
-		run = evalInline(command)
+		run = evalInline(command, check)
 	}
 	if root == "" {
 		return run + done(id, kindRun, snapshot, check) + clearDebug + "\n"
@@ -248,7 +267,7 @@ const clearDebug = `; \builtin trap - DEBUG`
 // prompts, job notices and errors of the protocol's own steps never reach
 // a result.
 func setupLine(id uint64) string {
-	return `exec 5>&1 6>&2 >/dev/null 2>&1; ` + readCommand + evalFile + done(id, kindRun, true, true) + "\n"
+	return `exec 5>&1 6>&2 >/dev/null 2>&1; ` + readCommand + evalFile(true) + done(id, kindRun, true, true) + "\n"
 }
 
 // syncLine is a step that only reports, to find the shell's prompt again

@@ -8,10 +8,11 @@ import (
 // after it, and the notes that say so in the result of that command.
 
 // repairWords are the words that suggest a command may shadow or disable
-// what the protocol calls (a function named builtin, enable -n printf);
-// only such commands ask doneFunc to report its repairs. It repairs after
-// every command, reported or not.
-var repairWords = []string{"enable", "builtin", "()", "function", "source", ". ", "eval"}
+// what the protocol calls (a function named builtin, enable -n printf) or
+// move the descriptors it keeps (exec 5>file); only such commands get the
+// checked step (doneFunc's CHECK, evalRedirs' check), which reports what it
+// repaired. The common step repairs too, more cheaply.
+var repairWords = []string{"enable", "builtin", "()", "function", "source", ". ", "eval", "exec", "unset"}
 
 // mayRepair reports whether the step of command should report what doneFunc
 // repaired.

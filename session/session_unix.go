@@ -328,7 +328,7 @@ func (s *Session) replaceDeadShell(ctx context.Context, res *Result) error {
 	if code != 0 && strings.Contains(s.flags, "e") {
 		how += " under set -e"
 	}
-	if code == exitBroken && s.state == "" {
+	if code == exitBroken {
 		how = "could not enable the builtins the session needs again (enable itself was disabled or replaced)"
 	}
 	res.ExitCode = code
