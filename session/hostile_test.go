@@ -92,3 +92,27 @@ func TestHostileCommandsKeepSession(t *testing.T) {
 		})
 	}
 }
+
+// TestHiddenSabotage breaks the protocol from a command whose text shows
+// nothing of it (a function defined earlier, a name put together at run
+// time): the cheap step notices and repairs it too.
+func TestHiddenSabotage(t *testing.T) {
+	for _, tc := range []struct{ name, define, call string }{
+		{"disable printf in a function", "f() { enable -n printf; }", "f"},
+		{"disable builtin by a built name", "x=ena y=ble", "$x$y -n builtin"},
+		{"disable printf and eval by a built name", "x=ena y=ble", "$x$y -n printf eval"},
+		{"define builtin in a function", "g() { builtin() { echo fake; }; }", "g"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSession(t, session.Options{DefaultTimeout: 20 * time.Second})
+			run(t, s, "kept=yes")
+			run(t, s, tc.define)
+			if res := run(t, s, tc.call); res.Restarted || res.TimedOut || res.ExitCode != 0 {
+				t.Fatalf("Run(%q): %s", tc.call, res.Text())
+			}
+			for i := 0; i < 2; i++ {
+				want(t, run(t, s, "echo $kept"), "[stdout]\nyes\n")
+			}
+		})
+	}
+}

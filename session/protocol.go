@@ -87,6 +87,9 @@ const protocolBuiltins = "builtin printf eval read cd set export unset trap exec
 //     trap neither (clearDebug);
 //   - PROMPT_COMMAND is cleared (prompts themselves go to /dev/null).
 //
+// The common step only removes the two functions and writes the record;
+// when that write fails (builtin or printf disabled: `\builtin printf`
+// then fails, where a function would not) it calls itself with CHECK.
 // With CHECK (a command whose text may shadow or disable builtins, see
 // mayRepair; the setup and synchronisation steps) unset, enable and set are
 // reached as POSIX special builtins, which no function shadows: posix mode
@@ -94,9 +97,9 @@ const protocolBuiltins = "builtin printf eval read cd set export unset trap exec
 // is syntax, not a command) and off again when the command had it off; and
 // what was repaired goes into the record: the removed function names after
 // the kind, the disabled builtins (`enable -n` lines) before the id. The
-// common step skips the posix round trip, which costs bash microseconds
-// on every step: only a function named unset, defined by a command whose
-// text does not show it, could reach it there.
+// common step skips the posix round trip and the enable, which cost bash
+// microseconds on every step: only a function named unset, defined by a
+// command whose text does not show it, could reach its unset -f.
 //
 // Then it resets the parser after a failure (after an unterminated quote
 // an interactive bash otherwise prints stray quotes at its next line) and
@@ -118,7 +121,6 @@ const doneDef = doneFunc + `() {
 	else
 		__shellcap_fx=
 		\unset -f builtin enable
-		\enable ` + protocolBuiltins + ` || \exit ` + exitBrokenText + `
 		[[ $- != *[exvT]* ]] || \builtin set +exvT
 	fi
 	[[ $3 == 0 ]] || \builtin eval ''
@@ -126,8 +128,9 @@ const doneDef = doneFunc + `() {
 		\builtin printf '%s\0%s\0%s\0%s\0S' "$1" "$2$__shellcap_fx" "$3" "${PWD-}" >&3
 		\builtin export -p >&3
 		\builtin printf '\0' >&3
-	else
-		\builtin printf '%s\0%s\0%s\0%s\0\0' "$1" "$2" "$3" "${PWD-}" >&3
+	elif ! \builtin printf '%s\0%s\0%s\0%s\0\0' "$1" "$2" "$3" "${PWD-}" >&3; then
+		# builtin or printf was disabled: repair, reporting it, and retry.
+		\` + doneFunc + ` "$1" "$2" "$3" S C
 	fi
 	[[ -z ${PROMPT_COMMAND+x} ]] || \builtin unset PROMPT_COMMAND
 }
