@@ -372,7 +372,7 @@ func restorableState(vars, funcs, aliases string) string {
 		b.WriteString(line + "\n")
 	}
 	skip := false
-	for line := range strings.SplitSeq(funcs, "\n") {
+	for line := range strings.SplitSeq(strings.TrimSuffix(funcs, "\n"), "\n") {
 		if name, ok := strings.CutSuffix(line, " () "); ok && !strings.ContainsAny(name, " \t") {
 			skip = strings.HasPrefix(name, "__shellcap_")
 		}
