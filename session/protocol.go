@@ -87,7 +87,10 @@ const protocolBuiltins = "builtin printf eval read cd set export unset trap exec
 //     trap neither (clearDebug);
 //   - PROMPT_COMMAND is cleared (prompts themselves go to /dev/null).
 //
-// The common step only removes the two functions and writes the record;
+// The common step (status 0, no snapshot, none of those options, no
+// PROMPT_COMMAND) takes one test, removes the two functions and writes the
+// record; the rest is in doneFunc_slow (no return builtin, which a function
+// could shadow, ends the common path).
 // when that write fails (builtin or printf disabled: `\builtin printf`
 // then fails, where a function would not) it calls itself with CHECK.
 // With CHECK (a command whose text may shadow or disable builtins, see
@@ -108,9 +111,17 @@ const protocolBuiltins = "builtin printf eval read cd set export unset trap exec
 // again (enable itself disabled) ends the shell with exitBroken, which the
 // Session reports.
 const doneDef = doneFunc + `() {
+	if [[ -z ${4-} && $3 == 0 && $- != *[exvT]* && -z ${PROMPT_COMMAND+x} ]]; then
+		\unset -f builtin enable
+		\builtin printf '%s\0%s\0%s\0%s\0\0' "$1" "$2" "$3" "${PWD-}" >&3 || \` + doneFunc + ` "$1" "$2" "$3" S C
+	else
+		\` + doneFunc + `_slow "$@"
+	fi
+}
+` + doneFunc + `_slow() {
+	__shellcap_fx=
 	if [[ -n ${5-} ]]; then
 		if [[ :${SHELLOPTS-}: == *:posix:* ]]; then __shellcap_p=; else __shellcap_p=1; POSIXLY_CORRECT=y; fi
-		__shellcap_fx=
 		export -f builtin && __shellcap_fx+=" builtin"
 		export -f enable && __shellcap_fx+=" enable"
 		unset -f builtin enable
@@ -119,7 +130,6 @@ const doneDef = doneFunc + `() {
 		[[ $- != *[exvT]* ]] || set +exvT
 		[[ -z $__shellcap_p ]] || unset POSIXLY_CORRECT
 	else
-		__shellcap_fx=
 		\unset -f builtin enable
 		[[ $- != *[exvT]* ]] || \builtin set +exvT
 	fi
@@ -134,7 +144,7 @@ const doneDef = doneFunc + `() {
 	fi
 	[[ -z ${PROMPT_COMMAND+x} ]] || \builtin unset PROMPT_COMMAND
 }
-\builtin readonly -f ` + doneFunc + "\n"
+\builtin readonly -f ` + doneFunc + ` ` + doneFunc + "_slow\n"
 
 // exitBroken is the exit status of a shell whose protocol builtins could
 // not be enabled again.
