@@ -116,3 +116,16 @@ func TestHiddenSabotage(t *testing.T) {
 		})
 	}
 }
+
+// TestEnableDisabled disables enable itself with a builtin the protocol
+// needs: the shell cannot be repaired, so it is replaced at once (no wait
+// for the timeout) with a note that says why, and its state carries over.
+func TestEnableDisabled(t *testing.T) {
+	s := newSession(t, session.Options{DefaultTimeout: 20 * time.Second})
+	run(t, s, "kept=yes; f() { echo f; }")
+	res := run(t, s, "enable -n enable printf")
+	if !res.Restarted || res.TimedOut || !strings.Contains(res.Text(), "could not enable the builtins the session needs again") {
+		t.Fatalf("restarted %v, timed out %v:\n%s", res.Restarted, res.TimedOut, res.Text())
+	}
+	want(t, run(t, s, "echo $kept; f"), "[stdout]\nyes\nf\n")
+}
