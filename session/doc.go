@@ -72,28 +72,51 @@
 //   - commands that read standard input (cat, read) see end of file;
 //   - output is complete and never leaks into the next command's result.
 //
+// # What a command cannot do to its session
+//
+// Between commands the shell's own stdout and stderr are /dev/null: its
+// prompts (readonly PS1, PS0, PROMPT_COMMAND included), job notices, the
+// trace of set -x and set -v and the output of a DEBUG trap never reach a
+// result. A command runs with its stdout and stderr on the session's pipes
+// through redirections bash undoes after it, so exec >/dev/null, exec 1>&-
+// or exec 2>&- last for that command (its result says so). After every
+// command the session takes back what its protocol needs: functions named
+// builtin or enable are removed and builtins disabled with enable -n are
+// enabled again (the result says which), reaching unset and enable as
+// POSIX special builtins that no function shadows. set -e, set -x, set -v,
+// set -T and a DEBUG trap last for one call.
+//
+// # Vanished directories
+//
+// When the session's directory in the workspace is deleted (or replaced
+// by a file) between calls, the next call is refused with
+// shellcap.ErrWorkdirGone naming it, and the call after runs in the
+// workspace root. A deleted workspace refuses every call.
+//
 // # Timeouts, cancellation, output cap
 //
 // A command that outlives its timeout, whose context ends or that prints
 // more than Options.MaxOutputBytes is interrupted with SIGINT to the
 // shell's process group: the command's processes stop and the shell keeps
 // its variables, functions and directory. Processes the command started
-// that ignore SIGINT are killed after Options.InterruptGrace; a shell that
-// still does not answer (a builtin loop with SIGINT trapped) is replaced.
+// that ignore SIGINT get SIGTERM after Options.InterruptGrace and SIGKILL
+// after another (the result says so); a shell that still does not answer
+// (a builtin loop with SIGINT trapped) is replaced.
 //
 // # Restarts
 //
 // When the shell itself ends (exit, exec, kill -9 $$, a failure under
-// set -e), a new one is started in the last known directory with the
-// exported variables restored, and the result says so (Result.Restarted and
-// a note). "exit 3" reports exit code 3. Functions, aliases, unexported
-// variables and background jobs of the old shell are gone. Restart starts
-// a fresh shell on request, as Anthropic's bash tool does for
-// restart: true.
+// set -e), a new one is started in the last known directory and the result
+// says so (Result.Restarted and a note). "exit 3" reports exit code 3.
+// A shell that exits (exit, a failure under set -e) leaves its variables,
+// functions and aliases, which the new shell takes over; its options,
+// traps and background jobs are gone. A shell replaced by exec or killed
+// by a signal leaves nothing: the new one has the directory and exported
+// variables of the last call only, and the note says so. Restart starts a
+// fresh shell on request, as Anthropic's bash tool does for restart: true.
 //
-// set -e and set -x last for one call: an interactive shell would
-// otherwise end at the next failing command. As at a terminal, bash
-// announces a background job with "[1] PID" on stderr.
+// As at a terminal, bash announces a background job with "[1] PID" on
+// stderr.
 //
 // # Security
 //

@@ -23,7 +23,6 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/core"
-	"github.com/shellcap/shellcap/internal/proc"
 	"github.com/shellcap/shellcap/internal/textfmt"
 )
 
@@ -54,6 +53,9 @@ type Session struct {
 	issued  []uint64 // the step ids issued lately, newest last
 	cwd     string   // the shell's directory after the last call
 	exports string   // `export -p` after the last call
+	state   string   // what the EXIT trap of the shell that ended left (restorableState), for the next start
+	flags   string   // $- of the shell that ended, from its EXIT trap
+	toRoot  bool     // the next command starts in the workspace root (its directory vanished)
 }
 
 // New starts a session in sh's workspace. ctx bounds the start only. A
@@ -157,13 +159,25 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 			return nil, err
 		}
 	}
-	out := newSink(captureKeep(s.opts.MaxOutputChars, s.opts.MaxOutputBytes), s.opts.MaxOutputBytes)
+	out := newSink(core.KeepBytes(s.opts.MaxOutputChars, s.opts.MaxOutputBytes), s.opts.MaxOutputBytes)
 	id := s.nextID()
 	out.firstID = id
 	root := ""
-	if s.opts.StartInRoot {
+	if s.opts.StartInRoot || s.toRoot {
 		root = s.root
+	} else if gone := s.cwdGone(); gone != "" {
+		// Refuse rather than run in a deleted directory; the next call
+		// starts in the workspace root.
+		msg := "The workspace root " + s.root + " " + gone + ", so the command was not run."
+		if s.cwd != s.root {
+			s.toRoot = true
+			msg = "The session's directory " + s.cwd + " " + gone +
+				", so the command was not run. The next command runs in the workspace root " + s.root + "; retry it there."
+		}
+		res.Err = &shellcap.RequestError{Kind: shellcap.ErrWorkdirGone, Msg: msg}
+		return res, nil
 	}
+	s.toRoot = false
 	if err := s.core.BeforeStep(); err != nil {
 		return nil, err
 	}
@@ -178,7 +192,8 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	}()
 	why := shellDied
 	var rec record
-	if err := s.b.send(stepLine(id, root, req.Command, mayChangeExports(req.Command))); err == nil {
+	check := mayRepair(req.Command)
+	if err := s.b.send(stepLine(id, root, req.Command, mayChangeExports(req.Command), check)); err == nil {
 		rec, why = s.b.await(ctx, id, s.isIssued, start.Add(timeout), out)
 	}
 	died := false
@@ -186,6 +201,15 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	case gotRecord:
 		s.remember(rec)
 		res.ExitCode = rec.rc
+		if rec.kind == kindRun && rec.rc != 0 {
+			if n := core.FileLimitNote(s.core.Settings.MaxFileBytes, rec.rc == exitXFSZ); n != "" {
+				res.Notes = append(res.Notes, n)
+			}
+		}
+		res.Notes = append(res.Notes, repairNotes(rec)...)
+		if note := redirectNote(req.Command); note != "" {
+			res.Notes = append(res.Notes, note)
+		}
 		if rec.kind == kindAnchor {
 			res.Err = &shellcap.RequestError{Kind: shellcap.ErrWorkdirGone, Msg: "The workspace root " + s.root +
 				" could not be entered, so the command was not run."}
@@ -202,10 +226,10 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 			res.TimedOut = true
 		case ctxDone:
 			res.Canceled = true
-			res.Notes = append(res.Notes, "Command was cancelled; it was interrupted.")
+			res.Notes = append(res.Notes, core.CanceledNote("it was interrupted"))
 		case capHit:
 			res.OutputLimitExceeded = true
-			res.Notes = append(res.Notes, fmt.Sprintf("Output exceeded %d bytes; the command was interrupted. Redirect large output to a file and read parts of it.", s.opts.MaxOutputBytes))
+			res.Notes = append(res.Notes, core.OutputLimitNote(s.opts.MaxOutputBytes, "the command was interrupted"))
 		}
 		var err error
 		died, err = s.interrupt(ctx, res, out, start)
@@ -227,7 +251,8 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 func (s *Session) interrupt(ctx context.Context, res *Result, out *sink, callStart time.Time) (bool, error) {
 	s.b.signal(syscall.SIGINT)
 	out.interrupted = true
-	for phase := 0; phase < 2; phase++ {
+	escalated := ""
+	for phase := 0; phase < 3; phase++ {
 		minID := s.nextID()
 		deadline := time.Now().Add(s.opts.InterruptGrace)
 		id := minID
@@ -240,6 +265,10 @@ func (s *Session) interrupt(ctx context.Context, res *Result, out *sink, callSta
 					res.ExitCode = rec.rc
 				} else {
 					res.ExitCode = 124
+				}
+				if escalated != "" {
+					res.Notes = append(res.Notes, "The command's processes did not stop on SIGINT, so they were sent "+escalated+
+						" after "+s.opts.InterruptGrace.String()+".")
 				}
 				res.Notes = append(res.Notes, "The shell session was kept: variables, functions and the working directory are intact.")
 				return false, nil
@@ -255,11 +284,17 @@ func (s *Session) interrupt(ctx context.Context, res *Result, out *sink, callSta
 			}
 			id = s.nextID()
 		}
-		if phase == 0 {
-			// The command's processes ignored SIGINT: kill the ones it
-			// started, leaving older background jobs alone.
+		if phase < 2 {
+			// The command's processes ignored SIGINT: stop the ones it
+			// started, leaving older background jobs alone, with SIGTERM,
+			// then SIGKILL.
+			sig, name := syscall.SIGTERM, "SIGTERM"
+			if phase == 1 {
+				sig, name = syscall.SIGKILL, "SIGTERM, then SIGKILL"
+			}
 			for _, pid := range s.b.membersSince(callStart) {
-				_ = unix.Kill(pid, syscall.SIGKILL)
+				_ = unix.Kill(pid, sig)
+				escalated = name
 			}
 		}
 	}
@@ -290,10 +325,23 @@ func (s *Session) replaceDeadShell(ctx context.Context, res *Result) error {
 	s.b = nil
 	s.rememberExit()
 	code, how := shellEnd(state)
+	if code != 0 && strings.Contains(s.flags, "e") {
+		how += " under set -e"
+	}
+	if code == exitBroken {
+		how = "could not enable the builtins the session needs again (enable itself was disabled or replaced)"
+	}
 	res.ExitCode = code
 	res.Restarted = true
+	restored := s.state != ""
 	if err := s.start(context.WithoutCancel(ctx), restoreState); err != nil {
 		return err
+	}
+	if restored {
+		res.Notes = append(res.Notes, "The shell "+how+", so a new one was started in "+s.cwd+
+			" with its variables, functions and aliases restored. Its shell options, traps and background jobs are gone."+
+			" Do not use exit or exec to end a command.")
+		return nil
 	}
 	res.Notes = append(res.Notes, s.restartNote("The shell "+how+", so a new one was started"))
 	return nil
@@ -307,7 +355,7 @@ func (s *Session) restartNote(what string) string {
 // shellEnd returns the exit code of a shell that ended and how it ended,
 // for the restart note.
 func shellEnd(state *os.ProcessState) (int, string) {
-	code, signal := proc.ExitStatus(state)
+	code, signal := core.ExitStatus(state)
 	switch {
 	case state == nil:
 		return code, "ended"
@@ -332,6 +380,9 @@ func (s *Session) newResult(command string) *Result {
 func (s *Session) finish(res *Result, out *sink, died bool) {
 	stdout, stderr := string(out.stdout.Bytes()), string(out.stderr.Bytes())
 	stderr = cutTrace(stderr, out.firstID)
+	if out.interrupted {
+		stderr = cutTTYErrors(stderr)
+	}
 	if out.interrupted && (stderr == "\n" || strings.HasSuffix(stderr, "\n\n")) {
 		// An interactive bash marks SIGINT with a newline.
 		stderr = stderr[:len(stderr)-1]
@@ -382,9 +433,21 @@ func (s *Session) start(ctx context.Context, mode startMode) error {
 		cwd = ""
 	}
 	s.b = b
-	_ = os.Remove(s.exitExports())
-	_ = os.Remove(s.exitCwd())
-	if err := s.writeCommand(setupScript(exports, cwd, s.root, s.exitExports(), s.exitCwd())); err != nil {
+	state := ""
+	if mode == restoreState {
+		state = s.state
+	}
+	s.state, s.flags = "", ""
+	files := s.exitFiles()
+	for _, f := range []string{files.how, files.exports, files.cwd, files.vars, files.funcs, files.aliases} {
+		_ = os.Remove(f)
+	}
+	script := setupScript(exports, cwd, s.root, files, state)
+	if len(script)+1 > maxCommandFile {
+		// Too much state for the command file: restore the exports only.
+		script = setupScript(exports, cwd, s.root, files, "")
+	}
+	if err := s.writeCommand(script); err != nil {
 		s.b.kill()
 		s.b = nil
 		return err
@@ -417,18 +480,35 @@ func (s *Session) remember(rec record) {
 }
 
 // rememberExit takes the state the EXIT trap of a shell that has just
-// exited left behind: newer than the last record's.
+// exited left behind: newer than the last record's. A shell killed by a
+// signal (kill -9 $$) leaves nothing, and the last record's state stays.
 func (s *Session) rememberExit() {
-	if data, err := os.ReadFile(s.exitExports()); err == nil {
-		s.exports = string(data)
+	f := s.exitFiles()
+	read := func(name string) (string, bool) {
+		data, err := os.ReadFile(name)
+		return string(data), err == nil
 	}
-	if data, err := os.ReadFile(s.exitCwd()); err == nil && len(data) > 0 {
-		s.cwd = string(data)
+	if data, ok := read(f.exports); ok {
+		s.exports = data
+	}
+	if data, ok := read(f.cwd); ok && data != "" {
+		s.cwd = data
+	}
+	if how, ok := read(f.how); ok {
+		_, s.flags, _ = strings.Cut(how, " ")
+	}
+	vars, ok1 := read(f.vars)
+	funcs, ok2 := read(f.funcs)
+	aliases, ok3 := read(f.aliases)
+	if ok1 && ok2 && ok3 {
+		s.state = restorableState(vars, funcs, aliases)
 	}
 }
 
-func (s *Session) exitExports() string { return filepath.Join(s.dir, "exit-exports") }
-func (s *Session) exitCwd() string     { return filepath.Join(s.dir, "exit-cwd") }
+func (s *Session) exitFiles() exitFiles {
+	at := func(name string) string { return filepath.Join(s.dir, "exit-"+name) }
+	return exitFiles{how: at("how"), exports: at("exports"), cwd: at("cwd"), vars: at("vars"), funcs: at("funcs"), aliases: at("aliases")}
+}
 
 func (s *Session) nextID() uint64 {
 	s.seq++
@@ -439,6 +519,28 @@ func (s *Session) nextID() uint64 {
 	}
 	return id
 }
+
+// cwdGone says how the shell's directory, when it is in the workspace,
+// vanished: "no longer exists" or "is no longer a directory"; empty when
+// it is there (or outside the workspace, where a sandbox may see another
+// file system than ours).
+func (s *Session) cwdGone() string {
+	if s.cwd == "" || (s.cwd != s.root && !strings.HasPrefix(s.cwd, s.root+"/")) {
+		return ""
+	}
+	fi, err := os.Stat(s.cwd)
+	switch {
+	case err == nil && !fi.IsDir(), errors.Is(err, syscall.ENOTDIR):
+		return "is no longer a directory"
+	case errors.Is(err, os.ErrNotExist):
+		return "no longer exists"
+	}
+	return ""
+}
+
+// exitXFSZ is the status bash reports for a command SIGXFSZ killed (the
+// signal is 25 on Linux, darwin and the BSDs): the file-size limit ended it.
+const exitXFSZ = 128 + 25
 
 // maxIssued is how many step ids a Session remembers; a call issues a few
 // at most (its step, the resynchronisation steps after an interrupt).
@@ -455,22 +557,6 @@ const maxIssued = 64
 // per step.
 func (s *Session) isIssued(id uint64) bool {
 	return slices.Contains(s.issued, id)
-}
-
-// captureKeep is how much of each stream is held in memory, by the
-// root's rule (Shell.newCapture in outputs.go): four bytes per character
-// the model may read, 8 MiB without a character cap, at least 4 KiB,
-// never more than the byte cap.
-func captureKeep(maxChars int, maxBytes int64) int {
-	keep := int64(4 * maxChars)
-	if maxChars < 0 {
-		keep = 8 << 20
-	}
-	keep = max(keep, 4096)
-	if maxBytes > 0 {
-		keep = min(keep, maxBytes)
-	}
-	return int(keep)
 }
 
 // writeCommand writes text and a NUL at the start of the command file; the

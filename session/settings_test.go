@@ -79,8 +79,18 @@ func TestShellSettingsFlowDown(t *testing.T) {
 			shell: shellcap.Options{MaxOutputBytes: 10_000},
 			req:   session.Request{Command: "head -c 20000 /dev/zero | tr '\\0' a"},
 			check: func(t *testing.T, res *session.Result) {
-				if !res.OutputLimitExceeded || !strings.Contains(res.Text(), "Output exceeded 10000 bytes") {
+				if !res.OutputLimitExceeded || !strings.Contains(res.Text(), "Output exceeded 9.8 KiB") {
 					t.Errorf("limit %v:\n%s", res.OutputLimitExceeded, res.Text())
+				}
+			},
+		},
+		{
+			name:  "MaxFileBytes",
+			shell: shellcap.Options{MaxFileBytes: 1024},
+			req:   session.Request{Command: "head -c 8192 /dev/zero > big"},
+			check: func(t *testing.T, res *session.Result) {
+				if res.ExitCode != 153 || !strings.Contains(res.Text(), "File-size limit exceeded: max_file_bytes=1024") {
+					t.Errorf("exit %d:\n%s", res.ExitCode, res.Text())
 				}
 			},
 		},
