@@ -23,7 +23,7 @@ type Result struct {
 
 // MarshalJSON renders the core result's JSON (exit_code null for a
 // command that did not run, as there) plus "restarted" when it is true.
-func (r *Result) MarshalJSON() ([]byte, error) {
+func (r Result) MarshalJSON() ([]byte, error) {
 	base, err := r.Result.MarshalJSON()
 	if err != nil || !r.Restarted {
 		return base, err

@@ -49,7 +49,7 @@ Limits: long output keeps its end (errors and exit codes are there) and the comp
 
 const bashDescription = `Run a command in a persistent bash session: variables, functions, cd and export carry over from one call to the next, as in a terminal.
 
-Commands read end-of-file from stdin, so interactive programs cannot be used. A command that runs past the timeout is interrupted; the session and its state survive. If the shell exits (exit, exec), it is restarted with the working directory and exported variables restored, and the result says so. Pass restart: true to start a fresh session. Output is labelled [stdout]/[stderr] with [exit code: N] on failure. Run long-lived servers with start_command instead.
+Commands read end-of-file from stdin, so interactive programs cannot be used. A command that runs past the timeout is interrupted; the session and its state survive. If the shell exits (exit, a failed set -e), it is restarted with its working directory, variables, functions and aliases restored (after exec or a kill: the directory and exported variables), and the result says what was kept. Pass restart: true to start a fresh session. Output is labelled [stdout]/[stderr] with [exit code: N] on failure. Run long-lived servers with start_command instead.
 
 Each conversation (an MCP session, a framework's session) has its own shell. A client without one (stateless HTTP) gets a new shell and its session_id in the result; pass that session_id to keep using it.`
 
