@@ -14,7 +14,7 @@ import (
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/adapters/adk"
 	"github.com/shellcap/shellcap/internal/leaktest"
-	"github.com/shellcap/shellcap/jobs"
+	"github.com/shellcap/shellcap/internal/toolsettest"
 	"github.com/shellcap/shellcap/policy"
 	"github.com/shellcap/shellcap/toolset"
 	"google.golang.org/adk/v2/agent"
@@ -162,30 +162,7 @@ func newHarness(t *testing.T, rules policy.Rules, opts adk.Options) *harness {
 // set here).
 func newHarnessWith(t *testing.T, rules policy.Rules, opts adk.Options, topts toolset.Options) *harness {
 	t.Helper()
-	ws := t.TempDir()
-	sh, err := shellcap.New(shellcap.Options{Workspace: ws, Policy: rules, Approve: toolset.Approve, Env: leaktest.Env(testMark)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sh.Close() })
-	mgr, err := jobs.New(sh, jobs.Options{KillGrace: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if list, err := mgr.List(context.Background()); err == nil {
-			for _, j := range list.Jobs {
-				mgr.Stop(context.Background(), jobs.StopRequest{ID: j.ID})
-			}
-		}
-		mgr.Close()
-	})
-	topts.Shell, topts.Jobs = sh, mgr
-	ts, err := toolset.New(topts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ts.Close() })
+	ts, ws := toolsettest.New(t, toolsettest.Options{Shell: shellcap.Options{Policy: rules, Env: leaktest.Env(testMark)}, Toolset: topts})
 	h := &harness{model: &scriptedModel{}, svc: session.InMemoryService(), ts: ts, ws: ws}
 	h.adk = adk.New(ts, opts)
 	a, err := llmagent.New(llmagent.Config{

@@ -15,7 +15,7 @@ import (
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 	"github.com/shellcap/shellcap"
-	"github.com/shellcap/shellcap/jobs"
+	"github.com/shellcap/shellcap/internal/toolsettest"
 	"github.com/shellcap/shellcap/toolset"
 
 	shelleino "github.com/shellcap/shellcap/adapters/eino"
@@ -25,32 +25,8 @@ import (
 // a job Manager and toolset.Approve as the Shell's approver.
 func newToolset(t *testing.T, sopts shellcap.Options) *toolset.Toolset {
 	t.Helper()
-	if sopts.Workspace == "" {
-		sopts.Workspace = t.TempDir()
-	}
-	sopts.Approve = toolset.Approve
-	sh, err := shellcap.New(sopts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sh.Close() })
-	m, err := jobs.New(sh, jobs.Options{KillGrace: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if list, err := m.List(context.Background()); err == nil {
-			for _, j := range list.Jobs {
-				m.Stop(context.Background(), jobs.StopRequest{ID: j.ID})
-			}
-		}
-		m.Close()
-	})
-	ts, err := toolset.New(toolset.Options{Shell: sh, Jobs: m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ts.Close() })
+	sopts.Approve = nil // toolset.Approve
+	ts, _ := toolsettest.New(t, toolsettest.Options{Shell: sopts})
 	return ts
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/shellcap/shellcap"
 	shellgenkit "github.com/shellcap/shellcap/adapters/genkit"
 	"github.com/shellcap/shellcap/internal/leaktest"
-	"github.com/shellcap/shellcap/jobs"
+	"github.com/shellcap/shellcap/internal/toolsettest"
 	"github.com/shellcap/shellcap/toolset"
 )
 
@@ -46,35 +46,8 @@ type harness struct {
 // job Manager and toolset.Approve as the Shell's approver.
 func newHarness(t *testing.T, sopts shellcap.Options) *harness {
 	t.Helper()
-	if sopts.Workspace == "" {
-		sopts.Workspace = t.TempDir()
-	}
 	sopts.Env = leaktest.Env(testMark)
-	if sopts.Approve == nil {
-		sopts.Approve = toolset.Approve
-	}
-	sh, err := shellcap.New(sopts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sh.Close() })
-	m, err := jobs.New(sh, jobs.Options{KillGrace: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if list, err := m.List(context.Background()); err == nil {
-			for _, j := range list.Jobs {
-				m.Stop(context.Background(), jobs.StopRequest{ID: j.ID})
-			}
-		}
-		m.Close()
-	})
-	ts, err := toolset.New(toolset.Options{Shell: sh, Jobs: m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ts.Close() })
+	ts, _ := toolsettest.New(t, toolsettest.Options{Shell: sopts})
 	h := &harness{t: t, ts: ts}
 	// genkit.Init watches for signals until its context ends.
 	gctx, stop := context.WithCancel(context.Background())

@@ -14,7 +14,7 @@ import (
 	"github.com/shellcap/shellcap"
 	langchaingo "github.com/shellcap/shellcap/adapters/langchaingo"
 	"github.com/shellcap/shellcap/internal/leaktest"
-	"github.com/shellcap/shellcap/jobs"
+	"github.com/shellcap/shellcap/internal/toolsettest"
 	"github.com/shellcap/shellcap/policy"
 	"github.com/shellcap/shellcap/toolset"
 	"github.com/tmc/langchaingo/llms"
@@ -34,29 +34,7 @@ func TestMain(m *testing.M) {
 // toolset and one conversation, and returns an Adapter over them.
 func setup(t *testing.T, rules policy.Rules, opts langchaingo.Options) (*langchaingo.Adapter, string) {
 	t.Helper()
-	ws := t.TempDir()
-	sh, err := shellcap.New(shellcap.Options{Workspace: ws, Policy: rules, Approve: toolset.Approve, Env: leaktest.Env(testMark)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sh.Close() })
-	m, err := jobs.New(sh, jobs.Options{KillGrace: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if list, err := m.List(context.Background()); err == nil {
-			for _, j := range list.Jobs {
-				m.Stop(context.Background(), jobs.StopRequest{ID: j.ID})
-			}
-		}
-		m.Close()
-	})
-	ts, err := toolset.New(toolset.Options{Shell: sh, Jobs: m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ts.Close() })
+	ts, ws := toolsettest.New(t, toolsettest.Options{Shell: shellcap.Options{Policy: rules, Env: leaktest.Env(testMark)}})
 	conv := ts.Conversation(t.Name())
 	t.Cleanup(func() { conv.Close() })
 	return langchaingo.New(ts, conv, opts), ws

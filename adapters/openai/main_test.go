@@ -16,7 +16,7 @@ import (
 	"github.com/shellcap/shellcap"
 	shellopenai "github.com/shellcap/shellcap/adapters/openai"
 	"github.com/shellcap/shellcap/internal/leaktest"
-	"github.com/shellcap/shellcap/jobs"
+	"github.com/shellcap/shellcap/internal/toolsettest"
 	"github.com/shellcap/shellcap/toolset"
 )
 
@@ -30,33 +30,8 @@ func TestMain(m *testing.M) {
 // fresh workspace, with toolset.Approve as the Shell's approver.
 func newToolset(t *testing.T, sopts shellcap.Options) *toolset.Toolset {
 	t.Helper()
-	if sopts.Workspace == "" {
-		sopts.Workspace = t.TempDir()
-	}
 	sopts.Env = leaktest.Env(testMark)
-	sopts.Approve = toolset.Approve
-	sh, err := shellcap.New(sopts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sh.Close() })
-	m, err := jobs.New(sh, jobs.Options{KillGrace: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if list, err := m.List(context.Background()); err == nil {
-			for _, j := range list.Jobs {
-				m.Stop(context.Background(), jobs.StopRequest{ID: j.ID})
-			}
-		}
-		m.Close()
-	})
-	ts, err := toolset.New(toolset.Options{Shell: sh, Jobs: m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ts.Close() })
+	ts, _ := toolsettest.New(t, toolsettest.Options{Shell: sopts})
 	return ts
 }
 
