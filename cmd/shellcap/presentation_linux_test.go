@@ -22,7 +22,9 @@ func TestPresentationSettingsReachEveryFrontEnd(t *testing.T) {
 		check func(text string) bool
 	}{
 		{"head-and-tail", []string{"--head-and-tail", "--max-output-chars", "300"}, "seq 1 5000", true,
-			func(s string) bool { return strings.Contains(s, "[stdout]\n1\n2\n3\n") && strings.Contains(s, "\n5000") }},
+			func(s string) bool {
+				return strings.Contains(s, "[stdout]\n1\n2\n3\n") && strings.Contains(s, "\n5000")
+			}},
 		{"tail only", []string{"--max-output-chars", "300"}, "seq 1 5000", true,
 			func(s string) bool { return !strings.Contains(s, "\n1\n2\n3\n") && strings.Contains(s, "\n5000") }},
 		{"keep-ansi", []string{"--keep-ansi"}, "printf '" + `\033[31mred\033[0m` + "'", true,
