@@ -1,0 +1,296 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package session
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/core"
+)
+
+// job is a command that outlived Options.SoftTimeout: its shell was
+// detached from the session and a goroutine (follow) reads its pipes
+// until the command's status record arrives or the shell dies.
+type job struct {
+	n       int
+	command string
+	started time.Time
+	b       *bash // owned by follow; kill signals b.pid while !done
+	id      uint64
+
+	mu       sync.Mutex
+	stdout   tail
+	stderr   tail
+	done     bool
+	exitCode int
+	signal   string
+	ended    time.Time
+	finished chan struct{} // closed when done is set
+}
+
+// tail keeps the last limit bytes of a stream and counts them all.
+type tail struct {
+	data  []byte
+	total int64 // bytes written
+	seen  int64 // total at the last `output N --new`
+	limit int
+}
+
+func (t *tail) write(p []byte) {
+	t.total += int64(len(p))
+	t.data = append(t.data, p...)
+	if over := len(t.data) - t.limit; over > 0 && t.limit > 0 {
+		t.data = append(t.data[:0], t.data[over:]...)
+	}
+}
+
+// since returns what the tail holds of the bytes after offset from, and
+// how many of them it no longer holds.
+func (t *tail) since(from int64) (string, int64) {
+	start := t.total - int64(len(t.data))
+	if from <= start {
+		return string(t.data), start - from
+	}
+	return string(t.data[from-start:]), 0
+}
+
+// promote turns the shell running the current command into job N and
+// starts a fresh shell with the session's directory and exported
+// variables. out holds what the command printed so far.
+func (s *Session) promote(ctx context.Context, command string, id uint64, started time.Time, out *sink) (*job, error) {
+	keep := max(core.KeepBytes(s.opts.MaxOutputChars, s.opts.MaxOutputBytes), 4096) * 2
+	s.jobSeq++
+	j := &job{n: s.jobSeq, command: command, started: started, b: s.b, id: id, finished: make(chan struct{})}
+	j.stdout.limit, j.stderr.limit = keep, keep
+	j.stdout.write(out.stdout.Bytes())
+	j.stderr.write(out.stderr.Bytes())
+	// The call's result shows this output: `output N --new` starts after it.
+	j.stdout.seen, j.stderr.seen = j.stdout.total, j.stderr.total
+	if s.jobs == nil {
+		s.jobs = map[int]*job{}
+	}
+	s.jobs[j.n] = j
+	s.b = nil
+	go j.follow()
+	if err := s.start(context.WithoutCancel(ctx), restoreState); err != nil {
+		return j, err
+	}
+	return j, nil
+}
+
+// follow reads the detached shell's output until the job's record
+// arrives or the shell dies, then stops the shell and its group.
+func (j *job) follow() {
+	match := func(id uint64) bool { return id == j.id }
+	rc, died := 0, false
+	for {
+		tmp := newSink(64<<10, -1)
+		rec, why := j.b.await(nil, j.id, match, time.Now().Add(200*time.Millisecond), tmp)
+		j.mu.Lock()
+		j.stdout.write(tmp.stdout.Bytes())
+		j.stderr.write(tmp.stderr.Bytes())
+		j.mu.Unlock()
+		if why == gotRecord {
+			rc = rec.rc
+			break
+		}
+		if why == shellDied {
+			died = true
+			break
+		}
+	}
+	j.mu.Lock()
+	j.done = true // from here on nobody signals j.b.pid: it is reaped below
+	j.mu.Unlock()
+	state := j.b.kill()
+	j.mu.Lock()
+	j.exitCode = rc
+	if died {
+		j.exitCode, j.signal = core.ExitStatus(state)
+	}
+	j.ended = time.Now()
+	j.mu.Unlock()
+	close(j.finished)
+}
+
+// signalGroup sends sig to the job's shell group unless it has ended.
+func (j *job) signalGroup(sig syscall.Signal) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.done {
+		j.b.signal(sig)
+	}
+}
+
+// waitFor waits up to d (or ctx) for the job to end; it reports whether it did.
+func (j *job) waitFor(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-j.finished:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// promotedNote is the note of the call whose command became job n.
+func promotedNote(n int, after time.Duration) string {
+	return fmt.Sprintf("Command still running after %v: it is now background job %d; the session continues in a new shell "+
+		"with your directory and exported variables. Use `output %d`, `wait %d [DURATION]`, `kill %d`, `jobs`.", after, n, n, n, n)
+}
+
+// control runs a job-control command typed as the whole command (`jobs`,
+// `output N [--new]`, `wait N [DURATION]`, `kill N`) when the job it
+// names exists; ok is false for anything else, which goes to bash.
+func (s *Session) control(ctx context.Context, command string) (res *Result, ok bool, err error) {
+	f := strings.Fields(command)
+	if len(f) == 0 || len(f) > 3 {
+		return nil, false, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.jobs) == 0 {
+		return nil, false, nil
+	}
+	if s.closed {
+		return nil, true, ErrClosed
+	}
+	if f[0] == "jobs" && len(f) == 1 {
+		res = s.newResult(command)
+		res.Stdout = s.listJobs()
+		return res, true, nil
+	}
+	if len(f) < 2 {
+		return nil, false, nil
+	}
+	n, err := strconv.Atoi(f[1])
+	j := s.jobs[n]
+	if err != nil || j == nil {
+		return nil, false, nil
+	}
+	res = s.newResult(command)
+	switch {
+	case f[0] == "output" && len(f) == 2:
+		s.report(res, j, false)
+	case f[0] == "output" && f[2] == "--new":
+		s.report(res, j, true)
+	case f[0] == "wait":
+		var want time.Duration
+		if len(f) == 3 {
+			if want, err = parseWait(f[2]); err != nil {
+				res.Err = &shellcap.RequestError{Kind: shellcap.ErrTimeoutRange, Msg: fmt.Sprintf(
+					"wait %d %s: the duration must be a Go duration (90s, 10m) or a number of seconds.", n, f[2])}
+				return res, true, nil
+			}
+		}
+		d, terr := s.core.Timeout(want, s.opts.DefaultTimeout, s.opts.MaxTimeout)
+		if terr != nil {
+			res.Err = terr
+			return res, true, nil
+		}
+		res.Timeout = d
+		if !j.waitFor(ctx, d) {
+			res.Notes = append(res.Notes, fmt.Sprintf("Job %d is still running after waiting %v.", n, d))
+		}
+		s.report(res, j, true)
+	case f[0] == "kill" && len(f) == 2:
+		s.killJob(ctx, j)
+		s.report(res, j, true)
+	default:
+		return nil, false, nil
+	}
+	return res, true, nil
+}
+
+// parseWait reads wait's DURATION: a Go duration or a number of seconds.
+func parseWait(v string) (time.Duration, error) {
+	if d, err := time.ParseDuration(v); err == nil {
+		return d, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f != f || f > 1e9 || f < -1e9 {
+		return 0, fmt.Errorf("bad duration %q", v)
+	}
+	return time.Duration(f * float64(time.Second)), nil
+}
+
+// killJob stops a job: SIGINT, then SIGTERM, then SIGKILL to its shell's
+// group, InterruptGrace apart.
+func (s *Session) killJob(ctx context.Context, j *job) {
+	ctx = context.WithoutCancel(ctx)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
+		j.signalGroup(sig)
+		if j.waitFor(ctx, s.opts.InterruptGrace) {
+			return
+		}
+	}
+	<-j.finished
+}
+
+// report puts a job's state and output into res; with onlyNew, only the
+// output since the last report that took it.
+func (s *Session) report(res *Result, j *job, onlyNew bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	from := [2]int64{}
+	if onlyNew {
+		from = [2]int64{j.stdout.seen, j.stderr.seen}
+	}
+	var lost [2]int64
+	res.Stdout, lost[0] = j.stdout.since(from[0])
+	res.Stderr, lost[1] = j.stderr.since(from[1])
+	j.stdout.seen, j.stderr.seen = j.stdout.total, j.stderr.total
+	res.StdoutBytes, res.StderrBytes = j.stdout.total-from[0], j.stderr.total-from[1]
+	res.StdoutOmitted, res.StderrOmitted = lost[0], lost[1]
+	res.Truncated = lost[0]+lost[1] > 0
+	res.Cwd = s.cwd
+	res.Notes = append(res.Notes, j.describe())
+	if j.done {
+		res.ExitCode, res.Signal = j.exitCode, j.signal
+	}
+}
+
+// describe is one line on the job's state; j.mu is held.
+func (j *job) describe() string {
+	if j.done {
+		return fmt.Sprintf("Job %d finished (exit code %d) after %v: %s", j.n, j.exitCode, j.ended.Sub(j.started).Round(time.Millisecond), j.command)
+	}
+	return fmt.Sprintf("Job %d running (%v): %s", j.n, time.Since(j.started).Round(time.Millisecond), j.command)
+}
+
+// listJobs is the output of `jobs`.
+func (s *Session) listJobs() string {
+	ns := make([]int, 0, len(s.jobs))
+	for n := range s.jobs {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	var b strings.Builder
+	for _, n := range ns {
+		j := s.jobs[n]
+		j.mu.Lock()
+		b.WriteString(j.describe() + "\n")
+		j.mu.Unlock()
+	}
+	return b.String()
+}
+
+// closeJobs kills every detached shell and waits for them to be reaped.
+func (s *Session) closeJobs() {
+	for _, j := range s.jobs {
+		j.signalGroup(syscall.SIGKILL)
+	}
+	for _, j := range s.jobs {
+		<-j.finished
+	}
+}

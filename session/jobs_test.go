@@ -1,0 +1,174 @@
+//go:build linux
+
+package session_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/session"
+)
+
+// jobSession is a session that promotes commands after a short soft
+// timeout; commands wait for files the test creates, so no timing decides
+// an outcome.
+func jobSession(t *testing.T) *session.Session {
+	t.Helper()
+	return newSession(t, session.Options{SoftTimeout: 300 * time.Millisecond})
+}
+
+// until runs command until its text contains sub (a guard, not a
+// threshold: a broken job never gets there and the test fails).
+func until(t *testing.T, s *session.Session, command, sub string) *session.Result {
+	t.Helper()
+	end := time.Now().Add(time.Minute)
+	for {
+		res := run(t, s, command)
+		if strings.Contains(res.Text(), sub) {
+			return res
+		}
+		if time.Now().After(end) {
+			t.Fatalf("Run(%q) never showed %q; last text:\n%s", command, sub, res.Text())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func mustContain(t *testing.T, res *session.Result, subs ...string) {
+	t.Helper()
+	for _, sub := range subs {
+		if !strings.Contains(res.Text(), sub) {
+			t.Fatalf("Run(%q) text lacks %q:\n%s", res.Command, sub, res.Text())
+		}
+	}
+}
+
+func TestJobPromotionAndControl(t *testing.T) {
+	s := jobSession(t)
+	run(t, s, "mkdir sub && cd sub && export JOBVAR=kept")
+	ws := filepath.Dir(run(t, s, "true").Cwd)
+	gate := filepath.Join(ws, "go1")
+
+	res := run(t, s, "echo started; while [ ! -e "+gate+" ]; do sleep 0.02; done; echo finished; echo oops >&2; sh -c 'exit 3'")
+	mustContain(t, res, "it is now background job 1", "Use `output 1`, `wait 1 [DURATION]`, `kill 1`, `jobs`.")
+	if res.Restarted || res.TimedOut {
+		t.Fatalf("a promoted command is neither a restart nor a timeout:\n%s", res.Text())
+	}
+
+	// The new shell has the directory and the exported variables.
+	want(t, run(t, s, "basename \"$PWD\"; printenv JOBVAR"), "[stdout]\nsub\nkept\n")
+
+	out := until(t, s, "output 1", "started")
+	mustContain(t, out, "Job 1 running")
+	// Nothing new since: --new shows no output.
+	if nw := run(t, s, "output 1 --new"); nw.Stdout != "" || !strings.Contains(nw.Text(), "Job 1 running") {
+		t.Fatalf("output 1 --new with nothing new:\n%s", nw.Text())
+	}
+
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := run(t, s, "wait 1 60s")
+	mustContain(t, done, "Job 1 finished (exit code 3)", "[exit code: 3]")
+	if done.Stdout != "finished\n" || done.Stderr != "oops\n" {
+		t.Fatalf("wait 1 shows what is new: stdout %q stderr %q", done.Stdout, done.Stderr)
+	}
+	if full := run(t, s, "output 1"); !strings.Contains(full.Stdout, "started\nfinished\n") {
+		t.Fatalf("output 1 after the end:\n%s", full.Text())
+	}
+
+	// A second job gets number 2; wait on it returns while it runs.
+	res = run(t, s, "while :; do sleep 0.02; done")
+	mustContain(t, res, "background job 2")
+	still := run(t, s, "wait 2 0.2")
+	mustContain(t, still, "Job 2 is still running after waiting 200ms.", "Job 2 running")
+
+	list := run(t, s, "jobs")
+	mustContain(t, list, "Job 1 finished (exit code 3)", "Job 2 running")
+
+	killed := run(t, s, "kill 2")
+	mustContain(t, killed, "Job 2 finished")
+	if killed.ExitCode == 0 {
+		t.Fatalf("kill 2 gave exit code 0:\n%s", killed.Text())
+	}
+	mustContain(t, run(t, s, "jobs"), "Job 2 finished")
+
+	// Job numbers are per session.
+	s2 := jobSession(t)
+	mustContain(t, run(t, s2, "while :; do sleep 0.02; done"), "background job 1")
+}
+
+func TestJobControlOnlyWhole(t *testing.T) {
+	s := jobSession(t)
+	run(t, s, "output() { echo \"bash output $*\"; }; jobs() { echo bash jobs; }")
+	// No job yet: the words go to bash.
+	want(t, run(t, s, "output 1"), "[stdout]\nbash output 1\n")
+	want(t, run(t, s, "jobs"), "[stdout]\nbash jobs\n")
+
+	mustContain(t, run(t, s, "while :; do sleep 0.02; done"), "background job 1")
+	// The new shell lost the functions (unexported): define them again.
+	run(t, s, "output() { echo \"bash output $*\"; }")
+	want(t, run(t, s, "output 2"), "[stdout]\nbash output 2\n")
+	want(t, run(t, s, "output 1 | cat"), "[stdout]\nbash output 1\n")
+	mustContain(t, run(t, s, "  output 1  "), "Job 1 running")
+
+	// With SoftTimeout zero nothing is promoted nor intercepted.
+	off := newSession(t, session.Options{})
+	run(t, off, "output() { echo \"bash output $*\"; }")
+	want(t, run(t, off, "output 1"), "[stdout]\nbash output 1\n")
+}
+
+func TestJobsDieWithClose(t *testing.T) {
+	s := jobSession(t)
+	ws := run(t, s, "true").Cwd
+	pidFile := filepath.Join(ws, "pids")
+	mustContain(t, run(t, s, "echo $$ > "+pidFile+"; sleep 1000 & echo $! >> "+pidFile+"; wait"), "background job 1")
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range strings.Fields(string(data)) {
+		pid, _ := strconv.Atoi(f)
+		end := time.Now().Add(10 * time.Second)
+		for !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) && !zombie(pid) {
+			if time.Now().After(end) {
+				t.Fatalf("process %d of the job survived Close", pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// zombie reports a process that has exited but is not reaped yet.
+func zombie(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(data), ')')
+	return i > 0 && i+2 < len(data) && data[i+2] == 'Z'
+}
+
+func TestSoftTimeoutOption(t *testing.T) {
+	sh := newShell(t, shellcap.Options{})
+	if _, err := session.New(t.Context(), sh, session.Options{SoftTimeout: -time.Second}); err == nil ||
+		!strings.Contains(err.Error(), "SoftTimeout") {
+		t.Fatalf("negative SoftTimeout: %v", err)
+	}
+	// A request whose timeout is not above SoftTimeout is not promoted.
+	s := jobSession(t)
+	res := runReq(t, s, session.Request{Command: "sleep 5", Timeout: 200 * time.Millisecond})
+	if !res.TimedOut || strings.Contains(res.Text(), "background job") {
+		t.Fatalf("short timeout promoted:\n%s", res.Text())
+	}
+}
