@@ -168,6 +168,7 @@ func (s *Session) control(ctx context.Context, command string) (res *Result, ok 
 	if f[0] == "jobs" && len(f) == 1 {
 		res = s.newResult(command)
 		res.Stdout = s.listJobs()
+		res.Cwd = s.cwd
 		return res, true, nil
 	}
 	if len(f) < 2 {
@@ -179,6 +180,7 @@ func (s *Session) control(ctx context.Context, command string) (res *Result, ok 
 		return nil, false, nil
 	}
 	res = s.newResult(command)
+	defer func(start time.Time) { res.Duration = time.Since(start) }(time.Now())
 	switch {
 	case f[0] == "output" && len(f) == 2:
 		s.report(res, j, false)
@@ -225,16 +227,36 @@ func parseWait(v string) (time.Duration, error) {
 }
 
 // killJob stops a job: SIGINT, then SIGTERM, then SIGKILL to its shell's
-// group, InterruptGrace apart.
+// group, InterruptGrace apart. An interactive bash that SIGINT brought
+// back to its prompt never runs the rest of the job's step line, so a
+// synchronisation step with the job's id reports its status instead
+// (repeated: an interrupted shell may drop buffered input).
 func (s *Session) killJob(ctx context.Context, j *job) {
 	ctx = context.WithoutCancel(ctx)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
 		j.signalGroup(sig)
-		if j.waitFor(ctx, s.opts.InterruptGrace) {
-			return
+		end := time.Now().Add(s.opts.InterruptGrace)
+		for {
+			j.sync()
+			if j.waitFor(ctx, min(resyncEvery, time.Until(end))) {
+				return
+			}
+			if !time.Now().Before(end) {
+				break
+			}
 		}
 	}
 	<-j.finished
+}
+
+// sync asks the job's shell, once it is at its prompt, for a record with
+// the job's id and the status of the last command.
+func (j *job) sync() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.done {
+		_ = j.b.send(syncLine(j.id))
+	}
 }
 
 // report puts a job's state and output into res; with onlyNew, only the

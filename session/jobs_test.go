@@ -95,14 +95,22 @@ func TestJobPromotionAndControl(t *testing.T) {
 
 	killed := run(t, s, "kill 2")
 	mustContain(t, killed, "Job 2 finished")
-	if killed.ExitCode == 0 {
-		t.Fatalf("kill 2 gave exit code 0:\n%s", killed.Text())
+	if killed.ExitCode != 130 {
+		t.Fatalf("kill 2 should stop the loop with SIGINT (exit code 130):\n%s", killed.Text())
 	}
 	mustContain(t, run(t, s, "jobs"), "Job 2 finished")
 
 	// Job numbers are per session.
 	s2 := jobSession(t)
 	mustContain(t, run(t, s2, "while :; do sleep 0.02; done"), "background job 1")
+}
+
+func TestKillJobEscalates(t *testing.T) {
+	s := newSession(t, session.Options{SoftTimeout: 300 * time.Millisecond, InterruptGrace: 200 * time.Millisecond})
+	mustContain(t, run(t, s, "trap '' INT TERM; while :; do sleep 0.02; done"), "background job 1")
+	killed := run(t, s, "kill 1")
+	mustContain(t, killed, "Job 1 finished (exit code 137)")
+	want(t, run(t, s, "echo alive"), "[stdout]\nalive\n")
 }
 
 func TestJobControlOnlyWhole(t *testing.T) {
