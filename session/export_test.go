@@ -9,7 +9,7 @@ import "context"
 // show that the session itself survives it.
 func (s *Session) RunUnchecked(ctx context.Context, req Request) (*Result, error) {
 	if s.opts.SoftTimeout > 0 {
-		if res, ok, err := s.control(ctx, req.Command); ok {
+		if res, ok, err := s.control(ctx, req); ok {
 			return res, err
 		}
 	}

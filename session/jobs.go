@@ -152,7 +152,8 @@ func promotedNote(n int, after time.Duration) string {
 // control runs a job-control command typed as the whole command (`jobs`,
 // `output N [--new]`, `wait N [DURATION]`, `kill N`) when the job it
 // names exists; ok is false for anything else, which goes to bash.
-func (s *Session) control(ctx context.Context, command string) (res *Result, ok bool, err error) {
+func (s *Session) control(ctx context.Context, req Request) (res *Result, ok bool, err error) {
+	command := req.Command
 	f := strings.Fields(command)
 	if len(f) == 0 || len(f) > 3 {
 		return nil, false, nil
@@ -187,7 +188,7 @@ func (s *Session) control(ctx context.Context, command string) (res *Result, ok 
 	case f[0] == "output" && f[2] == "--new":
 		s.report(res, j, true)
 	case f[0] == "wait":
-		var want time.Duration
+		want := req.Timeout // wait N without DURATION waits as long as the request's timeout
 		if len(f) == 3 {
 			if want, err = parseWait(f[2]); err != nil {
 				res.Err = &shellcap.RequestError{Kind: shellcap.ErrTimeoutRange, Msg: fmt.Sprintf(

@@ -180,3 +180,43 @@ func TestSoftTimeoutOption(t *testing.T) {
 		t.Fatalf("short timeout promoted:\n%s", res.Text())
 	}
 }
+
+func TestJobWaitBound(t *testing.T) {
+	tests := []struct {
+		name    string
+		max     time.Duration
+		wait    string
+		refused bool
+	}{
+		{"above ten minutes when the maximum allows", 20 * time.Minute, "wait 1 15m", false},
+		{"seconds above ten minutes", 20 * time.Minute, "wait 1 900", false},
+		{"above the maximum", 10 * time.Minute, "wait 1 15m", true},
+		{"not a duration", 20 * time.Minute, "wait 1 soon", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sh := newShell(t, shellcap.Options{MaxTimeout: tt.max})
+			s, err := session.New(t.Context(), sh, session.Options{SoftTimeout: 300 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			gate := filepath.Join(run(t, s, "true").Cwd, "gate")
+			mustContain(t, run(t, s, "while [ ! -e "+gate+" ]; do sleep 0.02; done; echo over"), "background job 1")
+			if err := os.WriteFile(gate, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := run(t, s, tt.wait)
+			if tt.refused {
+				if res.Err == nil || strings.Contains(res.Text(), "Job 1 finished") {
+					t.Fatalf("%s not refused:\n%s", tt.wait, res.Text())
+				}
+				return
+			}
+			if res.Err != nil || res.Timeout <= 10*time.Minute {
+				t.Fatalf("%s: timeout %v:\n%s", tt.wait, res.Timeout, res.Text())
+			}
+			mustContain(t, res, "over", "Job 1 finished (exit code 0)")
+		})
+	}
+}

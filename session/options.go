@@ -73,8 +73,8 @@ type Options struct {
 	// commands `jobs`, `output N [--new]`, `wait N [DURATION]` and
 	// `kill N`, typed as the whole command while job N exists, manage
 	// jobs without reaching bash or the policy; wait's DURATION (a Go
-	// duration or seconds, default DefaultTimeout) is bounded by
-	// MaxTimeout. A Request whose Timeout is not above SoftTimeout is
+	// duration or seconds; without it the Request's Timeout, else
+	// DefaultTimeout) is bounded by MaxTimeout. A Request whose Timeout is not above SoftTimeout is
 	// not promoted. Close kills every job. Zero (the default) promotes
 	// nothing; negative is refused.
 	SoftTimeout time.Duration

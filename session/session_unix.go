@@ -115,7 +115,7 @@ func New(ctx context.Context, sh *shellcap.Shell, opts Options) (*Session, error
 func (s *Session) Run(ctx context.Context, req Request) (*Result, error) {
 	if s.opts.SoftTimeout > 0 {
 		// Job control typed whole is not a shell command: no policy.
-		if res, ok, err := s.control(ctx, req.Command); ok {
+		if res, ok, err := s.control(ctx, req); ok {
 			return res, err
 		}
 	}
