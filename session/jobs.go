@@ -11,9 +11,12 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/internal/capture"
 	"github.com/shellcap/shellcap/internal/core"
+	"github.com/shellcap/shellcap/internal/textfmt"
 )
 
 // job is a command that outlived Options.SoftTimeout: its shell was
@@ -48,7 +51,22 @@ func (t *tail) write(p []byte) {
 	t.total += int64(len(p))
 	t.data = append(t.data, p...)
 	if over := len(t.data) - t.limit; over > 0 && t.limit > 0 {
+		for over < len(t.data) && !utf8.RuneStart(t.data[over]) {
+			over++ // start on a character
+		}
 		t.data = append(t.data[:0], t.data[over:]...)
+	}
+}
+
+// take appends what a capture buffer kept. Bytes it dropped between its
+// head and tail are counted, and what came before them is let go: the
+// tail holds only the contiguous end of the stream.
+func (t *tail) take(b *capture.Buffer) {
+	t.write(b.Head())
+	if om := b.Omitted(); om > 0 {
+		t.total += om
+		t.data = t.data[:0]
+		t.write(b.Tail())
 	}
 }
 
@@ -70,8 +88,8 @@ func (s *Session) promote(ctx context.Context, command string, id uint64, starte
 	s.jobSeq++
 	j := &job{n: s.jobSeq, command: command, started: started, b: s.b, id: id, finished: make(chan struct{})}
 	j.stdout.limit, j.stderr.limit = keep, keep
-	j.stdout.write(out.stdout.Bytes())
-	j.stderr.write(out.stderr.Bytes())
+	j.stdout.take(out.stdout)
+	j.stderr.take(out.stderr)
 	// The call's result shows this output: `output N --new` starts after it.
 	j.stdout.seen, j.stderr.seen = j.stdout.total, j.stderr.total
 	if s.jobs == nil {
@@ -95,8 +113,8 @@ func (j *job) follow() {
 		tmp := newSink(64<<10, -1)
 		rec, why := j.b.await(nil, j.id, match, time.Now().Add(200*time.Millisecond), tmp)
 		j.mu.Lock()
-		j.stdout.write(tmp.stdout.Bytes())
-		j.stderr.write(tmp.stderr.Bytes())
+		j.stdout.take(tmp.stdout)
+		j.stderr.take(tmp.stderr)
 		j.mu.Unlock()
 		if why == gotRecord {
 			rc = rec.rc
@@ -181,7 +199,11 @@ func (s *Session) control(ctx context.Context, req Request) (res *Result, ok boo
 		return nil, false, nil
 	}
 	res = s.newResult(command)
-	defer func(start time.Time) { res.Duration = time.Since(start) }(time.Now())
+	defer func(start time.Time) {
+		if res != nil {
+			res.Duration = time.Since(start)
+		}
+	}(time.Now())
 	switch {
 	case f[0] == "output" && len(f) == 2:
 		s.report(res, j, false)
@@ -272,10 +294,16 @@ func (s *Session) report(res *Result, j *job, onlyNew bool) {
 	var lost [2]int64
 	res.Stdout, lost[0] = j.stdout.since(from[0])
 	res.Stderr, lost[1] = j.stderr.since(from[1])
+	if !s.opts.KeepANSI {
+		res.Stdout, res.Stderr = textfmt.StripANSI(res.Stdout), textfmt.StripANSI(res.Stderr)
+	}
 	j.stdout.seen, j.stderr.seen = j.stdout.total, j.stderr.total
 	res.StdoutBytes, res.StderrBytes = j.stdout.total-from[0], j.stderr.total-from[1]
 	res.StdoutOmitted, res.StderrOmitted = lost[0], lost[1]
-	res.Truncated = lost[0]+lost[1] > 0
+	if lost[0]+lost[1] > 0 {
+		res.Truncated = true
+		res.Notes = append(res.Notes, fmt.Sprintf("The job printed %d more bytes before this output; they are no longer kept.", lost[0]+lost[1]))
+	}
 	res.Cwd = s.cwd
 	res.Notes = append(res.Notes, j.describe())
 	if j.done {

@@ -125,6 +125,8 @@ func TestJobControlOnlyWhole(t *testing.T) {
 	run(t, s, "output() { echo \"bash output $*\"; }")
 	want(t, run(t, s, "output 2"), "[stdout]\nbash output 2\n")
 	want(t, run(t, s, "output 1 | cat"), "[stdout]\nbash output 1\n")
+	want(t, run(t, s, "seq 1 2"), "[stdout]\n1\n2\n") // N names job 1, the verb is not one
+	want(t, run(t, s, "output 1 --old"), "[stdout]\nbash output 1 --old\n")
 	mustContain(t, run(t, s, "  output 1  "), "Job 1 running")
 
 	// With SoftTimeout zero nothing is promoted nor intercepted.
@@ -218,5 +220,26 @@ func TestJobWaitBound(t *testing.T) {
 			}
 			mustContain(t, res, "over", "Job 1 finished (exit code 0)")
 		})
+	}
+}
+
+func TestJobOutputBounded(t *testing.T) {
+	s := newSession(t, session.Options{SoftTimeout: 300 * time.Millisecond, MaxOutputChars: 1000})
+	gate := filepath.Join(run(t, s, "true").Cwd, "gate")
+	mustContain(t, run(t, s, "while [ ! -e "+gate+" ]; do sleep 0.02; done; seq 1 300000; printf '\\033[31mred\\033[0m\\n'"), "background job 1")
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, s, "wait 1 60s")
+	mustContain(t, res, "Job 1 finished (exit code 0)", "more bytes before this output; they are no longer kept.")
+	if !strings.HasSuffix(res.Stdout, "299999\n300000\nred\n") || len(res.Stdout) > 64<<10 {
+		t.Fatalf("stdout is not the bounded, ANSI-free end of the stream (%d bytes): ...%q", len(res.Stdout), res.Stdout[max(0, len(res.Stdout)-40):])
+	}
+	total := int64(len("\033[31mred\033[0m\n"))
+	for i := 1; i <= 300000; i++ {
+		total += int64(len(strconv.Itoa(i)) + 1)
+	}
+	if res.StdoutBytes != total {
+		t.Fatalf("StdoutBytes %d does not count the whole stream", res.StdoutBytes)
 	}
 }
