@@ -35,6 +35,7 @@ type job struct {
 	done     bool
 	exitCode int
 	signal   string
+	told     bool // a result has said that it finished
 	ended    time.Time
 	finished chan struct{} // closed when done is set
 }
@@ -314,9 +315,39 @@ func (s *Session) report(res *Result, j *job, onlyNew bool) {
 // describe is one line on the job's state; j.mu is held.
 func (j *job) describe() string {
 	if j.done {
-		return fmt.Sprintf("Job %d finished (exit code %d) after %v: %s", j.n, j.exitCode, j.ended.Sub(j.started).Round(time.Millisecond), j.command)
+		j.told = true
+		return fmt.Sprintf("Job %d finished (exit code %d) after %v: %s", j.n, j.exitCode, j.ended.Sub(j.started).Round(time.Millisecond), cut(j.command))
 	}
-	return fmt.Sprintf("Job %d running (%v): %s", j.n, time.Since(j.started).Round(time.Millisecond), j.command)
+	return fmt.Sprintf("Job %d running (%v): %s", j.n, time.Since(j.started).Round(time.Millisecond), cut(j.command))
+}
+
+// cut shortens a command echoed in a note.
+func cut(command string) string {
+	const most = 120
+	if utf8.RuneCountInString(command) <= most {
+		return command
+	}
+	r := []rune(command)
+	return string(r[:most]) + "…"
+}
+
+// announce adds a note for each job that finished since a result last
+// said so, so that the model learns of it on its next call.
+func (s *Session) announce(res *Result) {
+	ns := make([]int, 0, len(s.jobs))
+	for n := range s.jobs {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	for _, n := range ns {
+		j := s.jobs[n]
+		j.mu.Lock()
+		if j.done && !j.told {
+			d := j.describe() // "Job N finished ..."
+			res.Notes = append(res.Notes, "Background j"+d[1:]+fmt.Sprintf(". Use `output %d` for its output.", n))
+		}
+		j.mu.Unlock()
+	}
 }
 
 // listJobs is the output of `jobs`.

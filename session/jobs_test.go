@@ -113,6 +113,18 @@ func TestKillJobEscalates(t *testing.T) {
 	want(t, run(t, s, "echo alive"), "[stdout]\nalive\n")
 }
 
+func TestFinishedJobAnnouncedOnce(t *testing.T) {
+	s := jobSession(t)
+	gate := filepath.Join(run(t, s, "true").Cwd, "gate")
+	mustContain(t, run(t, s, "while [ ! -e "+gate+" ]; do sleep 0.02; done; sh -c 'exit 4'"), "background job 1")
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := until(t, s, "echo next", "Background job 1 finished (exit code 4)")
+	mustContain(t, res, "Use `output 1` for its output.", "next")
+	want(t, run(t, s, "echo again"), "[stdout]\nagain\n")
+}
+
 func TestJobControlOnlyWhole(t *testing.T) {
 	s := jobSession(t)
 	run(t, s, "output() { echo \"bash output $*\"; }; jobs() { echo bash jobs; }")

@@ -161,6 +161,9 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	}
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
+	if len(s.jobs) > 0 {
+		defer s.announce(res)
+	}
 	res.Cwd = s.cwd
 	if !inline(req.Command) {
 		if err := s.writeCommand(req.Command); err != nil {
