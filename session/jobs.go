@@ -226,7 +226,12 @@ func (s *Session) control(ctx context.Context, req Request) (res *Result, ok boo
 		}
 		res.Timeout = d
 		if !j.waitFor(ctx, d) {
-			res.Notes = append(res.Notes, fmt.Sprintf("Job %d is still running after waiting %v.", n, d))
+			if ctx.Err() != nil {
+				res.Canceled = true
+				res.Notes = append(res.Notes, fmt.Sprintf("The wait was interrupted; job %d is still running.", n))
+			} else {
+				res.Notes = append(res.Notes, fmt.Sprintf("Job %d is still running after waiting %v.", n, d))
+			}
 		}
 		s.report(res, j, true)
 	case f[0] == "kill" && len(f) == 2:

@@ -3,6 +3,7 @@
 package session_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -58,8 +59,11 @@ func TestJobPromotionAndControl(t *testing.T) {
 
 	res := run(t, s, "echo started; while [ ! -e "+gate+" ]; do sleep 0.02; done; echo finished; echo oops >&2; sh -c 'exit 3'")
 	mustContain(t, res, "it is now background job 1", "Use `output 1`, `wait 1 [DURATION]`, `kill 1`, `jobs`.")
-	if res.Restarted || res.TimedOut {
-		t.Fatalf("a promoted command is neither a restart nor a timeout:\n%s", res.Text())
+	if res.Restarted || res.TimedOut || res.Job != 1 {
+		t.Fatalf("a promoted command is job 1, neither a restart nor a timeout (Job %d):\n%s", res.Job, res.Text())
+	}
+	if js, err := json.Marshal(res); err != nil || !strings.Contains(string(js), `"job":1}`) {
+		t.Fatalf("JSON of a promoted command: %s, %v", js, err)
 	}
 
 	// The new shell has the directory and the exported variables.

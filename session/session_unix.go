@@ -214,6 +214,7 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	}
 	if soft && why == deadlineHit {
 		j, err := s.promote(ctx, req.Command, id, start, out)
+		res.Job = j.n
 		res.Notes = append(res.Notes, promotedNote(j.n, s.opts.SoftTimeout))
 		res.Cwd = s.cwd
 		if s.b != nil {
