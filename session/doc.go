@@ -122,9 +122,11 @@
 //	kill N               SIGINT, SIGTERM, SIGKILL to its shell's group,
 //	                     InterruptGrace apart
 //
-// The exit code is the status the job's shell reports for the command
-// (or the shell's own when the command ended it). The first result after
-// a job ends says so. A job that ends takes with it the processes it left
+// The command's timeout stays its hard limit: past it the job is stopped
+// as kill N stops it, with exit code 124 as a foreground timeout. The
+// exit code is otherwise the status the job's shell reports for the
+// command (or the shell's own when the command ended it). The first
+// result after a job ends says so. A job that ends takes with it the processes it left
 // in its group; Close kills every job.
 //
 // # Restarts

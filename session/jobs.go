@@ -36,6 +36,7 @@ type job struct {
 	exitCode int
 	signal   string
 	told     bool // a result has said that it finished
+	timedOut bool // it outlived its Request's timeout and was stopped
 	ended    time.Time
 	finished chan struct{} // closed when done is set
 }
@@ -81,10 +82,10 @@ func (t *tail) since(from int64) (string, int64) {
 	return string(t.data[from-start:]), 0
 }
 
-// promote turns the shell running the current command into job N and
-// starts a fresh shell with the session's directory and exported
+// promote turns the shell running the current command into job N, which
+// is stopped when timeout has passed since started, and starts a fresh shell with the session's directory and exported
 // variables. out holds what the command printed so far.
-func (s *Session) promote(ctx context.Context, command string, id uint64, started time.Time, out *sink) (*job, error) {
+func (s *Session) promote(ctx context.Context, command string, id uint64, started time.Time, timeout time.Duration, out *sink) (*job, error) {
 	keep := max(core.KeepBytes(s.opts.MaxOutputChars, s.opts.MaxOutputBytes), 4096) * 2
 	s.jobSeq++
 	j := &job{n: s.jobSeq, command: command, started: started, b: s.b, id: id, finished: make(chan struct{})}
@@ -98,7 +99,7 @@ func (s *Session) promote(ctx context.Context, command string, id uint64, starte
 	}
 	s.jobs[j.n] = j
 	s.b = nil
-	go j.follow()
+	go j.follow(timeout, s.opts.InterruptGrace)
 	if err := s.start(context.WithoutCancel(ctx), restoreState); err != nil {
 		return j, err
 	}
@@ -107,12 +108,28 @@ func (s *Session) promote(ctx context.Context, command string, id uint64, starte
 
 // follow reads the detached shell's output until the job's record
 // arrives or the shell dies, then stops the shell and its group.
-func (j *job) follow() {
+func (j *job) follow(timeout, grace time.Duration) {
 	match := func(id uint64) bool { return id == j.id }
 	rc, died := 0, false
+	// Past its timeout the job is stopped as kill N stops it: SIGINT,
+	// SIGTERM, SIGKILL, grace apart, resynchronising in between.
+	stage, next := 0, j.started.Add(timeout)
 	for {
+		if now := time.Now(); !now.Before(next) && stage < 3 {
+			if stage == 0 {
+				j.mu.Lock()
+				j.timedOut = true
+				j.mu.Unlock()
+			}
+			j.signalGroup([]syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL}[stage])
+			stage++
+			next = now.Add(grace)
+		}
+		if stage > 0 {
+			j.sync()
+		}
 		tmp := newSink(64<<10, -1)
-		rec, why := j.b.await(nil, j.id, match, time.Now().Add(200*time.Millisecond), tmp)
+		rec, why := j.b.await(nil, j.id, match, earlier(next, time.Now().Add(200*time.Millisecond)), tmp)
 		j.mu.Lock()
 		j.stdout.take(tmp.stdout)
 		j.stderr.take(tmp.stderr)
@@ -134,6 +151,9 @@ func (j *job) follow() {
 	j.exitCode = rc
 	if died {
 		j.exitCode, j.signal = core.ExitStatus(state)
+	}
+	if j.timedOut {
+		j.exitCode, j.signal = 124, ""
 	}
 	j.ended = time.Now()
 	j.mu.Unlock()
@@ -321,7 +341,11 @@ func (s *Session) report(res *Result, j *job, onlyNew bool) {
 func (j *job) describe() string {
 	if j.done {
 		j.told = true
-		return fmt.Sprintf("Job %d finished (exit code %d) after %v: %s", j.n, j.exitCode, j.ended.Sub(j.started).Round(time.Millisecond), cut(j.command))
+		how := ""
+		if j.timedOut {
+			how = ", stopped at its timeout"
+		}
+		return fmt.Sprintf("Job %d finished (exit code %d%s) after %v: %s", j.n, j.exitCode, how, j.ended.Sub(j.started).Round(time.Millisecond), cut(j.command))
 	}
 	return fmt.Sprintf("Job %d running (%v): %s", j.n, time.Since(j.started).Round(time.Millisecond), cut(j.command))
 }

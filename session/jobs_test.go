@@ -129,6 +129,14 @@ func TestFinishedJobAnnouncedOnce(t *testing.T) {
 	want(t, run(t, s, "echo again"), "[stdout]\nagain\n")
 }
 
+func TestJobStoppedAtItsTimeout(t *testing.T) {
+	s := newSession(t, session.Options{SoftTimeout: 300 * time.Millisecond, InterruptGrace: 200 * time.Millisecond})
+	res := runReq(t, s, session.Request{Command: "while :; do sleep 0.02; done", Timeout: time.Second})
+	mustContain(t, res, "background job 1")
+	done := run(t, s, "wait 1 60s")
+	mustContain(t, done, "Job 1 finished (exit code 124, stopped at its timeout)", "[exit code: 124]")
+}
+
 func TestJobControlOnlyWhole(t *testing.T) {
 	s := jobSession(t)
 	run(t, s, "output() { echo \"bash output $*\"; }; jobs() { echo bash jobs; }")

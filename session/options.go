@@ -74,8 +74,10 @@ type Options struct {
 	// `kill N`, typed as the whole command while job N exists, manage
 	// jobs without reaching bash or the policy; wait's DURATION (a Go
 	// duration or seconds; without it the Request's Timeout, else
-	// DefaultTimeout) is bounded by MaxTimeout. A Request whose Timeout is not above SoftTimeout is
-	// not promoted. Close kills every job. Zero (the default) promotes
+	// DefaultTimeout) is bounded by MaxTimeout. The Request's timeout
+	// stays the hard limit: a job that outlives it is stopped as `kill N`
+	// stops it. A Request whose timeout is not above SoftTimeout is not
+	// promoted. Close kills every job. Zero (the default) promotes
 	// nothing; negative is refused.
 	SoftTimeout time.Duration
 

@@ -213,7 +213,7 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 		rec, why = s.b.await(ctx, id, s.isIssued, deadline, out)
 	}
 	if soft && why == deadlineHit {
-		j, err := s.promote(ctx, req.Command, id, start, out)
+		j, err := s.promote(ctx, req.Command, id, start, timeout, out)
 		res.Job = j.n
 		res.Notes = append(res.Notes, promotedNote(j.n, s.opts.SoftTimeout))
 		res.Cwd = s.cwd
