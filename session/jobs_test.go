@@ -137,6 +137,24 @@ func TestJobStoppedAtItsTimeout(t *testing.T) {
 	mustContain(t, done, "Job 1 finished (exit code 124, stopped at its timeout)", "[exit code: 124]")
 }
 
+func TestJobExitStateNotRestored(t *testing.T) {
+	s := jobSession(t)
+	ws := run(t, s, "mkdir here there; export KEPT=1").Cwd
+	gate := filepath.Join(ws, "gate")
+	mustContain(t, run(t, s, "cd here; while [ ! -e "+gate+" ]; do sleep 0.02; done; cd ../there; export LEAK=job; exit 5"), "background job 1")
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, run(t, s, "wait 1 60s"), "Job 1 finished (exit code 5)")
+	// The session's shell dies without its EXIT trap: what the job's
+	// shell left on its way out must not become the session's state.
+	res := run(t, s, "kill -9 $$")
+	if !res.Restarted {
+		t.Fatalf("kill -9 $$ did not restart:\n%s", res.Text())
+	}
+	want(t, run(t, s, "echo \"$PWD|${KEPT-}|${LEAK-}\""), "[stdout]\n"+ws+"|1|\n")
+}
+
 func TestJobControlOnlyWhole(t *testing.T) {
 	s := jobSession(t)
 	run(t, s, "output() { echo \"bash output $*\"; }; jobs() { echo bash jobs; }")

@@ -533,7 +533,13 @@ func (s *Session) rememberExit() {
 }
 
 func (s *Session) exitFiles() exitFiles {
-	at := func(name string) string { return filepath.Join(s.dir, "exit-"+name) }
+	prefix := "exit-"
+	if s.jobSeq > 0 {
+		// A job's shell keeps its EXIT trap and the names it writes: the
+		// current shell's records must not be those.
+		prefix += strconv.Itoa(s.jobSeq) + "-"
+	}
+	at := func(name string) string { return filepath.Join(s.dir, prefix+name) }
 	return exitFiles{how: at("how"), exports: at("exports"), cwd: at("cwd"), vars: at("vars"), funcs: at("funcs"), aliases: at("aliases")}
 }
 
