@@ -125,6 +125,9 @@ func (j *job) follow(timeout, grace time.Duration) {
 			stage++
 			next = now.Add(grace)
 		}
+		if stage == 1 {
+			j.signalGroup(syscall.SIGINT) // again: see killJob
+		}
 		if stage > 0 {
 			j.sync()
 		}
@@ -279,13 +282,17 @@ func parseWait(v string) (time.Duration, error) {
 // group, InterruptGrace apart. An interactive bash that SIGINT brought
 // back to its prompt never runs the rest of the job's step line, so a
 // synchronisation step with the job's id reports its status instead
-// (repeated: an interrupted shell may drop buffered input).
+// (repeated: an interrupted shell may drop buffered input). SIGINT is
+// repeated too: bash goes on with a loop when the signal reaches it while
+// no child it waits for dies of it.
 func (s *Session) killJob(ctx context.Context, j *job) {
 	ctx = context.WithoutCancel(ctx)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
-		j.signalGroup(sig)
 		end := time.Now().Add(s.opts.InterruptGrace)
-		for {
+		for first := true; ; first = false {
+			if first || sig == syscall.SIGINT {
+				j.signalGroup(sig)
+			}
 			j.sync()
 			if j.waitFor(ctx, min(resyncEvery, time.Until(end))) {
 				return
