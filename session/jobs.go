@@ -32,7 +32,8 @@ type job struct {
 	mu       sync.Mutex
 	stdout   tail
 	stderr   tail
-	done     bool
+	reaping  bool // follow is reaping the shell: signal it no more
+	done     bool // exitCode, signal and ended are set
 	exitCode int
 	signal   string
 	told     bool // a result has said that it finished
@@ -147,10 +148,11 @@ func (j *job) follow(timeout, grace time.Duration) {
 		}
 	}
 	j.mu.Lock()
-	j.done = true // from here on nobody signals j.b.pid: it is reaped below
+	j.reaping = true // from here on nobody signals j.b.pid: it is reaped below
 	j.mu.Unlock()
 	state := j.b.kill()
 	j.mu.Lock()
+	j.done = true
 	j.exitCode = rc
 	if died {
 		j.exitCode, j.signal = core.ExitStatus(state)
@@ -167,7 +169,7 @@ func (j *job) follow(timeout, grace time.Duration) {
 func (j *job) signalGroup(sig syscall.Signal) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if !j.done {
+	if !j.reaping {
 		j.b.signal(sig)
 	}
 }
@@ -310,7 +312,7 @@ func (s *Session) killJob(ctx context.Context, j *job) {
 func (j *job) sync() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if !j.done {
+	if !j.reaping {
 		_ = j.b.send(syncLine(j.id))
 	}
 }
