@@ -84,8 +84,9 @@ func (t *tail) since(from int64) (string, int64) {
 }
 
 // promote turns the shell running the current command into job N, which
-// is stopped when timeout has passed since started, and starts a fresh shell with the session's directory and exported
-// variables. out holds what the command printed so far.
+// is stopped when timeout has passed since started, and starts a fresh
+// shell with the session's directory and exported variables. out holds
+// what the command printed so far.
 func (s *Session) promote(ctx context.Context, command string, id uint64, started time.Time, timeout time.Duration, out *sink) (*job, error) {
 	keep := max(core.KeepBytes(s.opts.MaxOutputChars, s.opts.MaxOutputBytes), 4096) * 2
 	s.jobSeq++
@@ -190,7 +191,7 @@ func (j *job) waitFor(ctx context.Context, d time.Duration) bool {
 // promotedNote is the note of the call whose command became job n.
 func promotedNote(n int, after time.Duration) string {
 	return fmt.Sprintf("Command still running after %v: it is now background job %d; the session continues in a new shell "+
-		"with your directory and exported variables. Use `output %d`, `wait %d [DURATION]`, `kill %d`, `jobs`.", after, n, n, n, n)
+		"with your directory and exported variables. Use `output %d`, `wait %d [DURATION]`, `kill %d`, `jobs`.", textfmt.FormatSeconds(after), n, n, n, n)
 }
 
 // control runs a job-control command typed as the whole command (`jobs`,
@@ -240,7 +241,7 @@ func (s *Session) control(ctx context.Context, req Request) (res *Result, ok boo
 		if len(f) == 3 {
 			if want, err = parseWait(f[2]); err != nil {
 				res.Err = &shellcap.RequestError{Kind: shellcap.ErrTimeoutRange, Msg: fmt.Sprintf(
-					"wait %d %s: the duration must be a Go duration (90s, 10m) or a number of seconds.", n, f[2])}
+					"wait %d %s: the duration must be a Go duration (90s, 10m) or a number of seconds.", n, cut(f[2]))}
 				return res, true, nil
 			}
 		}
@@ -255,7 +256,7 @@ func (s *Session) control(ctx context.Context, req Request) (res *Result, ok boo
 				res.Canceled = true
 				res.Notes = append(res.Notes, fmt.Sprintf("The wait was interrupted; job %d is still running.", n))
 			} else {
-				res.Notes = append(res.Notes, fmt.Sprintf("Job %d is still running after waiting %v.", n, d))
+				res.Notes = append(res.Notes, fmt.Sprintf("Job %d is still running after waiting %s.", n, textfmt.FormatSeconds(d)))
 			}
 		}
 		s.report(res, j, true)

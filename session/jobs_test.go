@@ -58,7 +58,7 @@ func TestJobPromotionAndControl(t *testing.T) {
 	gate := filepath.Join(ws, "go1")
 
 	res := run(t, s, "echo started; while [ ! -e "+gate+" ]; do sleep 0.02; done; echo finished; echo oops >&2; sh -c 'exit 3'")
-	mustContain(t, res, "it is now background job 1", "Use `output 1`, `wait 1 [DURATION]`, `kill 1`, `jobs`.")
+	mustContain(t, res, "[Command still running after 0.3s: it is now background job 1; the session continues in a new shell with your directory and exported variables.", "Use `output 1`, `wait 1 [DURATION]`, `kill 1`, `jobs`.")
 	if res.Restarted || res.TimedOut || res.Job != 1 {
 		t.Fatalf("a promoted command is job 1, neither a restart nor a timeout (Job %d):\n%s", res.Job, res.Text())
 	}
@@ -92,7 +92,7 @@ func TestJobPromotionAndControl(t *testing.T) {
 	res = run(t, s, "while :; do sleep 0.02; done")
 	mustContain(t, res, "background job 2")
 	still := run(t, s, "wait 2 0.2")
-	mustContain(t, still, "Job 2 is still running after waiting 200ms.", "Job 2 running")
+	mustContain(t, still, "Job 2 is still running after waiting 0.2s.", "Job 2 running")
 
 	list := run(t, s, "jobs")
 	mustContain(t, list, "Job 1 finished (exit code 3)", "Job 2 running")
