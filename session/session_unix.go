@@ -612,7 +612,8 @@ func (s *Session) writeCommand(text string) error {
 
 // Restart replaces the shell with a fresh one in the workspace root, as
 // Anthropic's bash tool does for restart: true. Variables, functions,
-// the working directory and background jobs of the old shell are gone.
+// the working directory and background jobs of the old shell are gone;
+// jobs promoted after Options.SoftTimeout are kept, with their numbers.
 func (s *Session) Restart(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -628,7 +629,8 @@ func (s *Session) Restart(ctx context.Context) error {
 }
 
 // Close stops the shell and every process in its group (background jobs
-// included) and removes the session's files. It waits for a Run in
+// included), kills the shells of jobs promoted after Options.SoftTimeout
+// with their groups, and removes the session's files. It waits for a Run in
 // progress; cancel its context first to stop it sooner. Close is safe to
 // call more than once.
 func (s *Session) Close() error {
