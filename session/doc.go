@@ -103,6 +103,32 @@
 // after another (the result says so); a shell that still does not answer
 // (a builtin loop with SIGINT trapped) is replaced.
 //
+// # Background jobs (Options.SoftTimeout)
+//
+// With Options.SoftTimeout set, a command still running after it (and
+// whose timeout is longer) is not interrupted: its shell is detached as
+// background job N, numbered from 1 per session, and the call returns
+// what it printed so far with a note. The session goes on in a new shell
+// with the directory and exported variables; functions, aliases and
+// unexported variables stay with the job's shell. A goroutine keeps the
+// end of the job's stdout and stderr (twice the text the model may read,
+// at least 4 KiB each). Typed as the whole command while job N exists,
+// and never seen by bash or the policy:
+//
+//	jobs                 list the jobs
+//	output N [--new]     the job's output kept (--new: since the last look)
+//	wait N [DURATION]    wait for it (a Go duration or seconds, at most
+//	                     MaxTimeout; default the Request's timeout)
+//	kill N               SIGINT, SIGTERM, SIGKILL to its shell's group,
+//	                     InterruptGrace apart
+//
+// The command's timeout stays its hard limit: past it the job is stopped
+// as kill N stops it, with exit code 124 as a foreground timeout. The
+// exit code is otherwise the status the job's shell reports for the
+// command (or the shell's own when the command ended it). The first
+// result after a job ends says so. A job that ends takes with it the processes it left
+// in its group; Close kills every job.
+//
 // # Restarts
 //
 // When the shell itself ends (exit, exec, kill -9 $$, a failure under

@@ -64,6 +64,23 @@ type Options struct {
 	// HeadAndTail.
 	HeadAndTail bool
 
+	// SoftTimeout, when positive, promotes a command still running after
+	// it to background job N (numbered from 1 per session): the call
+	// returns what the command printed so far with a note, the command
+	// goes on in its own shell and the session continues in a new shell
+	// with its directory and exported variables (shell functions and
+	// unexported variables of the old shell stay with the job). The
+	// commands `jobs`, `output N [--new]`, `wait N [DURATION]` and
+	// `kill N`, typed as the whole command while job N exists, manage
+	// jobs without reaching bash or the policy; wait's DURATION (a Go
+	// duration or seconds; without it the Request's Timeout, else
+	// DefaultTimeout) is bounded by MaxTimeout. The Request's timeout
+	// stays the hard limit: a job that outlives it is stopped as `kill N`
+	// stops it. A Request whose timeout is not above SoftTimeout is not
+	// promoted. Close kills every job. Zero (the default) promotes
+	// nothing; negative is refused.
+	SoftTimeout time.Duration
+
 	// KeepANSI keeps ANSI escape sequences in what the model reads. Zero
 	// (false) means the Shell's KeepANSI (which strips them by default).
 	KeepANSI bool
@@ -88,7 +105,7 @@ func (o Options) resolve(sh core.Settings) (Options, error) {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"DefaultTimeout", o.DefaultTimeout}, {"MaxTimeout", o.MaxTimeout}, {"InterruptGrace", o.InterruptGrace}} {
+	}{{"DefaultTimeout", o.DefaultTimeout}, {"MaxTimeout", o.MaxTimeout}, {"InterruptGrace", o.InterruptGrace}, {"SoftTimeout", o.SoftTimeout}} {
 		if d.v < 0 {
 			return o, optionErr(d.name, "must not be negative (got %v)", d.v)
 		}

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"errors"
+	"strconv"
 
 	"github.com/shellcap/shellcap"
 )
@@ -19,13 +20,18 @@ type Result struct {
 	// (exit, exec, a fatal signal, or no answer after an interrupt) and a
 	// new one was started; a note in the text says what was kept.
 	Restarted bool `json:"restarted,omitempty"`
+
+	// Job is the number of the background job the command became when it
+	// outlived Options.SoftTimeout (it is still running: ExitCode means
+	// nothing); zero otherwise.
+	Job int `json:"job,omitempty"`
 }
 
 // MarshalJSON renders the core result's JSON (exit_code null for a
 // command that did not run, as there) plus "restarted" when it is true.
 func (r Result) MarshalJSON() ([]byte, error) {
 	base, err := r.Result.MarshalJSON()
-	if err != nil || !r.Restarted {
+	if err != nil || (!r.Restarted && r.Job == 0) {
 		return base, err
 	}
 	// The core's JSON is an object: add the field before its closing
@@ -38,8 +44,15 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	if bytes.Equal(bytes.TrimSpace(base[:len(base)-1]), []byte("{")) {
 		sep = ""
 	}
-	out := append(base[:len(base)-1:len(base)-1], sep+`"restarted":true}`...)
-	return out, nil
+	out := base[: len(base)-1 : len(base)-1]
+	if r.Restarted {
+		out = append(out, sep+`"restarted":true`...)
+		sep = ","
+	}
+	if r.Job != 0 {
+		out = append(out, sep+`"job":`+strconv.Itoa(r.Job)...)
+	}
+	return append(out, '}'), nil
 }
 
 var errNotObject = errors.New("session: the core result's JSON is not an object")

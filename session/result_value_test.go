@@ -19,3 +19,20 @@ func TestResultJSONByValue(t *testing.T) {
 		}
 	}
 }
+
+// TestResultJSONJob: "job" joins "restarted" in the object, alone or not.
+func TestResultJSONJob(t *testing.T) {
+	tests := []struct {
+		r    Result
+		want string
+	}{
+		{Result{Job: 2}, `"job":2}`},
+		{Result{Job: 3, Restarted: true}, `"restarted":true,"job":3}`},
+	}
+	for _, tt := range tests {
+		b, err := json.Marshal(tt.r)
+		if err != nil || !strings.HasSuffix(string(b), tt.want) || !json.Valid(b) {
+			t.Errorf("%+v: %s, %v", tt.r, b, err)
+		}
+	}
+}

@@ -49,13 +49,15 @@ type Session struct {
 	mu      sync.Mutex
 	b       *bash // nil after a failed restart and after Close
 	closed  bool
-	seq     uint64   // sequence number of the last step id issued
-	issued  []uint64 // the step ids issued lately, newest last
-	cwd     string   // the shell's directory after the last call
-	exports string   // `export -p` after the last call
-	state   string   // what the EXIT trap of the shell that ended left (restorableState), for the next start
-	flags   string   // $- of the shell that ended, from its EXIT trap
-	toRoot  bool     // the next command starts in the workspace root (its directory vanished)
+	seq     uint64       // sequence number of the last step id issued
+	issued  []uint64     // the step ids issued lately, newest last
+	cwd     string       // the shell's directory after the last call
+	exports string       // `export -p` after the last call
+	state   string       // what the EXIT trap of the shell that ended left (restorableState), for the next start
+	flags   string       // $- of the shell that ended, from its EXIT trap
+	toRoot  bool         // the next command starts in the workspace root (its directory vanished)
+	jobSeq  int          // the number of the last job promoted (Options.SoftTimeout)
+	jobs    map[int]*job // promoted commands by number; nil until the first
 }
 
 // New starts a session in sh's workspace. ctx bounds the start only. A
@@ -111,6 +113,12 @@ func New(ctx context.Context, sh *shellcap.Shell, opts Options) (*Session, error
 // Options.InterruptGrace are killed; a shell that still does not answer is
 // restarted with its directory and exported variables.
 func (s *Session) Run(ctx context.Context, req Request) (*Result, error) {
+	if s.opts.SoftTimeout > 0 {
+		// Job control typed whole is not a shell command: no policy.
+		if res, ok, err := s.control(ctx, req); ok {
+			return res, err
+		}
+	}
 	if err := s.core.Admit(ctx, req.Command); err != nil {
 		res := s.newResult(req.Command)
 		res.Err = err
@@ -153,6 +161,9 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	}
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
+	if len(s.jobs) > 0 {
+		defer s.announce(res)
+	}
 	res.Cwd = s.cwd
 	if !inline(req.Command) {
 		if err := s.writeCommand(req.Command); err != nil {
@@ -193,8 +204,24 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 	why := shellDied
 	var rec record
 	check := mayRepair(req.Command)
+	deadline := start.Add(timeout)
+	soft := s.opts.SoftTimeout > 0 && s.opts.SoftTimeout < timeout
+	if soft {
+		deadline = start.Add(s.opts.SoftTimeout)
+	}
 	if err := s.b.send(stepLine(id, root, req.Command, mayChangeExports(req.Command), check)); err == nil {
-		rec, why = s.b.await(ctx, id, s.isIssued, start.Add(timeout), out)
+		rec, why = s.b.await(ctx, id, s.isIssued, deadline, out)
+	}
+	if soft && why == deadlineHit {
+		j, err := s.promote(ctx, req.Command, id, start, timeout, out)
+		res.Job = j.n
+		res.Notes = append(res.Notes, promotedNote(j.n, s.opts.SoftTimeout))
+		res.Cwd = s.cwd
+		if s.b != nil {
+			res.Sandbox = s.b.sandbox
+		}
+		s.finish(res, out, false)
+		return res, err
 	}
 	died := false
 	switch why {
@@ -506,7 +533,13 @@ func (s *Session) rememberExit() {
 }
 
 func (s *Session) exitFiles() exitFiles {
-	at := func(name string) string { return filepath.Join(s.dir, "exit-"+name) }
+	prefix := "exit-"
+	if s.jobSeq > 0 {
+		// A job's shell keeps its EXIT trap and the names it writes: the
+		// current shell's records must not be those.
+		prefix += strconv.Itoa(s.jobSeq) + "-"
+	}
+	at := func(name string) string { return filepath.Join(s.dir, prefix+name) }
 	return exitFiles{how: at("how"), exports: at("exports"), cwd: at("cwd"), vars: at("vars"), funcs: at("funcs"), aliases: at("aliases")}
 }
 
@@ -579,7 +612,8 @@ func (s *Session) writeCommand(text string) error {
 
 // Restart replaces the shell with a fresh one in the workspace root, as
 // Anthropic's bash tool does for restart: true. Variables, functions,
-// the working directory and background jobs of the old shell are gone.
+// the working directory and background jobs of the old shell are gone;
+// jobs promoted after Options.SoftTimeout are kept, with their numbers.
 func (s *Session) Restart(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -595,7 +629,8 @@ func (s *Session) Restart(ctx context.Context) error {
 }
 
 // Close stops the shell and every process in its group (background jobs
-// included) and removes the session's files. It waits for a Run in
+// included), kills the shells of jobs promoted after Options.SoftTimeout
+// with their groups, and removes the session's files. It waits for a Run in
 // progress; cancel its context first to stop it sooner. Close is safe to
 // call more than once.
 func (s *Session) Close() error {
@@ -605,6 +640,7 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.closeJobs()
 	s.cleanup()
 	return nil
 }
