@@ -82,6 +82,7 @@ var keyCases = []keyCase{
 	{"session.max_output_chars", "2000", "2000", 2000},
 	{"session.keep_ansi", "true", "true", true},
 	{"session.head_and_tail", "true", "true", true},
+	{"session.soft_timeout", "5s", "5s", 5 * time.Second},
 	{"jobs.max_jobs", "4", "4", 4},
 	{"jobs.retention", "2h", "2h", 2 * time.Hour},
 	{"jobs.kill_grace", "300ms", "300ms", 300 * time.Millisecond},

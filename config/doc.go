@@ -110,7 +110,7 @@
 //   - Refused whatever the value: workspace, shell, env (added variables
 //     change what runs), head_and_tail, stdout_head_chars, stdout_tail_chars,
 //     stderr_head_chars, stderr_tail_chars, session.head_and_tail, persist_cwd, executor,
-//     session.start_in_root, jobs.key_dir, container.image,
+//     session.start_in_root, session.soft_timeout, jobs.key_dir, container.image,
 //     container.engine_args,
 //     container.rootfs, container.runtime, container.shell, server.addr,
 //     server.token, server.token_file, server.foreground_timeout.

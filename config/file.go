@@ -145,6 +145,9 @@ type Session struct {
 	KeepANSI *bool `yaml:"keep_ansi"`
 	// HeadAndTail is session.Options.HeadAndTail.
 	HeadAndTail *bool `yaml:"head_and_tail"`
+	// SoftTimeout is session.Options.SoftTimeout: a command still running
+	// after it becomes a background job of the session.
+	SoftTimeout *time.Duration `yaml:"soft_timeout"`
 }
 
 // Jobs is the part of jobs.Options a file can hold (the job sandbox

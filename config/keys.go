@@ -127,6 +127,7 @@ var keyDocs = map[string]keyDoc{
 	"session.max_output_bytes": {flag: "session-max-output-bytes", field: "session.Options.MaxOutputBytes", def: "max_output_bytes", usage: "interrupt a bash session command after it printed this much"},
 	"session.max_output_chars": {flag: "session-max-output-chars", field: "session.Options.MaxOutputChars", def: "max_output_chars", usage: "cap on the text the model reads from a bash session command"},
 	"session.keep_ansi":        {flag: "session-keep-ansi", field: "session.Options.KeepANSI", def: "keep_ansi", usage: "keep ANSI escape sequences in bash session output"},
+	"session.soft_timeout":     {flag: "session-soft-timeout", field: "session.Options.SoftTimeout", def: "0 (off)", usage: "a bash session command still running after this long becomes background job N (jobs, output N, wait N, kill N)"},
 	"session.head_and_tail":    {flag: "session-head-and-tail", field: "session.Options.HeadAndTail", def: "head_and_tail", usage: "keep both ends of over-long bash session output instead of only the end"},
 
 	"jobs.max_jobs":         {flag: "max-jobs", field: "jobs.Options.MaxJobs", def: "32", usage: "background jobs that may run at once in the workspace"},

@@ -65,6 +65,7 @@ func (f *File) SessionOptions() session.Options {
 		MaxOutputChars: deref(s.MaxOutputChars),
 		KeepANSI:       deref(s.KeepANSI),
 		HeadAndTail:    deref(s.HeadAndTail),
+		SoftTimeout:    deref(s.SoftTimeout),
 	}
 }
 

@@ -139,6 +139,7 @@ var tightenRules = map[string]tightenRule{
 	"session.max_output_chars":     lowerCapOr("max_output_chars", shellcap.DefaultMaxOutputChars),
 	"session.keep_ansi":            onlyBool(false, false),
 	"session.head_and_tail":        refuse("a presentation setting, neither stricter nor looser"),
+	"session.soft_timeout":         refuse("neither stricter nor looser: it changes when a command becomes a job"),
 	"jobs.max_jobs":                lowerCap(jobs.DefaultMaxJobs),
 	"jobs.retention":               lowerDuration(jobs.DefaultRetention),
 	"jobs.kill_grace":              lowerDurationOr("kill_grace", shellcap.DefaultKillGrace),

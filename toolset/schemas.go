@@ -199,6 +199,7 @@ var bashOutputSchema = func() map[string]any {
 	}
 	props["restarted"] = map[string]any{"type": "boolean", "description": "the shell ended during the call and a new one was started"}
 	props["session_id"] = map[string]any{"type": "string", "description": "the shell's handle, for the session_id argument"}
+	props["job"] = map[string]any{"type": "integer", "description": "the background job number the command became when it outlived the session's soft timeout (manage it with jobs, output N, wait N, kill N)"}
 	return map[string]any{"type": "object", "properties": props}
 }()
 

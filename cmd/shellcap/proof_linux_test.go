@@ -104,10 +104,14 @@ func TestProofJobs(t *testing.T) {
 		t.Logf("stop %s %s: %v: %q", flag, grace, took, out)
 		return took
 	}
+	// The two stops differ by the graces' difference (2.8 s) plus noise;
+	// what each costs besides the grace (starting the CLI and its sandbox
+	// under a loaded CI) is the same in both, so compare the difference,
+	// not a ratio of the totals.
 	for _, flag := range []string{"--kill-grace", "--job-kill-grace"} {
 		fast, slow := stopWith(flag, "200ms"), stopWith(flag, "3s")
-		if fast*3 > slow {
-			t.Errorf("stop %s 200ms took %v, %s 3s %v: the grace did not reach the job", flag, fast, flag, slow)
+		if want := (3*time.Second - 200*time.Millisecond) * 7 / 10; slow-fast < want {
+			t.Errorf("stop %s 200ms took %v, %s 3s %v: the difference is under %v, so the grace did not reach the job", flag, fast, flag, slow, want)
 		}
 	}
 
