@@ -36,6 +36,8 @@
 //	MaxOutputBytes     Options.MaxOutputBytes  the Shell's; a session value replaces it (negative: no cap)
 //	MaxOutputChars     Options.MaxOutputChars  the Shell's; a session value replaces it (negative: no cap)
 //	HeadAndTail        Options.HeadAndTail     the Shell's; true turns it on for the session
+//	StdoutBudget,      -                       always the Shell's: each stream's head and tail in characters
+//	  StderrBudget
 //	KeepANSI           Options.KeepANSI        the Shell's; true turns it on for the session
 //	Env, PassEnv       Options.Env             always the Shell's environment; Env adds variables to it
 //	DeniedEnvPatterns  -                       always the Shell's, Options.Env included

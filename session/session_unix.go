@@ -170,7 +170,7 @@ func (s *Session) run(ctx context.Context, req Request) (*Result, error) {
 			return nil, err
 		}
 	}
-	out := newSink(core.KeepBytes(s.opts.MaxOutputChars, s.opts.MaxOutputBytes), s.opts.MaxOutputBytes)
+	out := newBudgetSink(s.core.Settings, s.opts.MaxOutputChars, s.opts.MaxOutputBytes)
 	id := s.nextID()
 	out.firstID = id
 	root := ""
@@ -405,7 +405,9 @@ func (s *Session) newResult(command string) *Result {
 
 // finish copies the captured output into the result.
 func (s *Session) finish(res *Result, out *sink, died bool) {
-	stdout, stderr := string(out.stdout.Bytes()), string(out.stderr.Bytes())
+	outKept, outOmitted := out.kept(shellcap.Stdout)
+	errKept, errOmitted := out.kept(shellcap.Stderr)
+	stdout, stderr := string(outKept), string(errKept)
 	stderr = cutTrace(stderr, out.firstID)
 	if out.interrupted {
 		stderr = cutTTYErrors(stderr)
@@ -424,8 +426,8 @@ func (s *Session) finish(res *Result, out *sink, died bool) {
 	res.Stdout, res.Stderr = stdout, stderr
 	res.StdoutBytes = out.stdout.Total() + out.dropped[shellcap.Stdout]
 	res.StderrBytes = out.stderr.Total() + out.dropped[shellcap.Stderr]
-	res.StdoutOmitted = out.stdout.Omitted() + out.dropped[shellcap.Stdout]
-	res.StderrOmitted = out.stderr.Omitted() + out.dropped[shellcap.Stderr]
+	res.StdoutOmitted = outOmitted + out.dropped[shellcap.Stdout]
+	res.StderrOmitted = errOmitted + out.dropped[shellcap.Stderr]
 	if res.StdoutOmitted > 0 || res.StderrOmitted > 0 {
 		res.Truncated = true
 	}

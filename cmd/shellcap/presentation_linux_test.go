@@ -10,8 +10,7 @@ import (
 // TestPresentationSettingsReachEveryFrontEnd: the settings that shape what
 // the model reads — head_and_tail, keep_ansi and the per-stream budgets —
 // set once as a flag, reach `shellcap run`, and run_command and the bash
-// tool of `shellcap mcp` (the bash tool takes head_and_tail and keep_ansi
-// from the Shell; the budgets bind one-off commands).
+// tool of `shellcap mcp`.
 func TestPresentationSettingsReachEveryFrontEnd(t *testing.T) {
 	const esc = "\x1b[31mred\x1b[0m"
 	cases := []struct {
@@ -31,7 +30,7 @@ func TestPresentationSettingsReachEveryFrontEnd(t *testing.T) {
 			func(s string) bool { return strings.Contains(s, esc) }},
 		{"ansi stripped", nil, "printf '" + `\033[31mred\033[0m` + "'", true,
 			func(s string) bool { return strings.Contains(s, "red") && !strings.Contains(s, "\x1b") }},
-		{"stdout budgets", []string{"--stdout-head-chars", "12", "--stdout-tail-chars", "12"}, "seq 1 5000", false,
+		{"stdout budgets", []string{"--stdout-head-chars", "12", "--stdout-tail-chars", "12"}, "seq 1 5000", true,
 			func(s string) bool {
 				return strings.Contains(s, "[stdout]\n1\n2\n3\n") && strings.Contains(s, "omitted") && strings.Contains(s, "4999\n5000")
 			}},
