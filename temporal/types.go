@@ -1,0 +1,99 @@
+package temporal
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/shellcap/shellcap/toolset"
+)
+
+// TaskQueuePrefix starts the name of every host's task queue.
+const TaskQueuePrefix = "shellcap-host-"
+
+// TaskQueue is the task queue of the host named host: the worker of that
+// host polls it, and every call for one of its workspaces is routed to it.
+func TaskQueue(host string) string { return TaskQueuePrefix + host }
+
+// WorkspaceRef names a workspace: the host that owns it (a worker's
+// --host name) and its absolute path on that host. One host owns many
+// workspaces.
+type WorkspaceRef struct {
+	Host string `json:"host"`
+	Path string `json:"path"`
+}
+
+// TaskQueue is the task queue of the workspace's host.
+func (w WorkspaceRef) TaskQueue() string { return TaskQueue(w.Host) }
+
+// String is host:path.
+func (w WorkspaceRef) String() string { return w.Host + ":" + w.Path }
+
+// Validate reports a reference no worker could serve: an empty or
+// malformed host name, a path that is not absolute and clean.
+func (w WorkspaceRef) Validate() error {
+	if !validHost(w.Host) {
+		return fmt.Errorf("invalid workspace host %q: a host name is 1-64 letters, digits, '.', '_' or '-'", w.Host)
+	}
+	if w.Path == "" || !filepath.IsAbs(w.Path) || filepath.Clean(w.Path) != w.Path {
+		return fmt.Errorf("invalid workspace path %q on host %s: it must be absolute and clean", w.Path, w.Host)
+	}
+	return nil
+}
+
+func validHost(h string) bool {
+	if h == "" || len(h) > 64 {
+		return false
+	}
+	return strings.IndexFunc(h, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
+	}) < 0
+}
+
+// ToolCall is one call of a toolset tool (run_command, bash, shell, the job
+// tools) as the model made it, for [Call] and the session workflow.
+type ToolCall struct {
+	// Conversation names the toolset conversation the call belongs to
+	// (its bash shell, notices, remembered approvals). Empty is a
+	// stateless call.
+	Conversation string `json:"conversation,omitempty"`
+	// Tool is the tool's name (toolset.RunCommand, ...).
+	Tool string `json:"tool"`
+	// Args are the tool's arguments, as the model wrote them.
+	Args json.RawMessage `json:"args,omitempty"`
+	// Answer is the user's answer to the question a previous round of
+	// this call left pending (ToolResult.Pending).
+	Answer *toolset.Answer `json:"answer,omitempty"`
+	// Cwd, when set, is the directory a bash shell the worker has to
+	// start for this conversation begins in (the sticky directory the
+	// session workflow keeps across worker restarts).
+	Cwd string `json:"cwd,omitempty"`
+}
+
+// ToolResult is what a tool call gave back: exactly what the model reads,
+// and the structured result beside it.
+type ToolResult struct {
+	// Text is the tool's text (toolset.Result.Text).
+	Text string `json:"text"`
+	// Notices are finished-job notices not yet told (toolset.Result.Notices).
+	Notices string `json:"notices,omitempty"`
+	// Structured is the structured result as JSON; empty when none.
+	Structured json.RawMessage `json:"structured,omitempty"`
+	// IsError marks a result the model should read as an error.
+	IsError bool `json:"is_error,omitempty"`
+	// Pending, when set, means the call awaits the user's answer: nothing
+	// ran; call again with the same arguments and ToolCall.Answer.
+	Pending *toolset.Question `json:"pending,omitempty"`
+	// Cwd is the bash shell's directory after the call, when the call ran
+	// a bash command; empty otherwise.
+	Cwd string `json:"cwd,omitempty"`
+	// Host is the host that ran the call.
+	Host string `json:"host"`
+}
+
+// ModelText is Text, then the notices, if any, on lines of their own (as
+// toolset.Result.ModelText).
+func (r ToolResult) ModelText() string {
+	return (&toolset.Result{Text: r.Text, Notices: r.Notices}).ModelText()
+}
