@@ -28,7 +28,8 @@ func lockFile(f *os.File) error                   { return errUnsupported }
 func tryLockFile(f *os.File) error                { return errUnsupported }
 
 var errWouldBlock = errors.New("jobs: the lock is held")
-func sameFile(f *os.File, fi fs.FileInfo) bool    { return false }
+
+func sameFile(f *os.File, fi fs.FileInfo) bool { return false }
 
 var (
 	errNoReader = errors.New("jobs: nobody reads the stdin FIFO")
