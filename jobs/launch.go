@@ -148,6 +148,7 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 	j.mu.Lock()
 	j.st = st
 	j.mu.Unlock()
+	j.launching.Store(false)
 	return startOutcome{job: j, st: st}, nil
 }
 
@@ -176,6 +177,7 @@ func (m *Manager) reserve(id string) (*job, error) {
 	}
 	j := m.newJob(id)
 	j.ours = true
+	j.launching.Store(true)
 	m.jobs[j.id] = j
 	return j, nil
 }

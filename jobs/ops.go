@@ -48,8 +48,8 @@ type StartRequest struct {
 // With req.ID set, Start is idempotent. When a job with that ID exists in
 // the workspace (running or finished, started by this Manager or by
 // another one on the same workspace and KeyDir, also in a process that
-// has since died; or stopped and removed, while Retention keeps its final
-// result), Start starts nothing and returns that job's StartResult with
+// has since died; or stopped and removed, with its final result recorded:
+// until Retention removes the job or that result), Start starts nothing and returns that job's StartResult with
 // Reattached set, its Status and, once known, its ExitCode: a finished
 // job is reported, never run again. The existing job must be of the same
 // command (with the same Stdin); otherwise the result's Err wraps
