@@ -23,6 +23,7 @@ import (
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/internal/leaktest"
 	"github.com/shellcap/shellcap/temporal/internal/devserver"
+	"github.com/shellcap/shellcap/toolset"
 )
 
 // testMark is put into the environment of every command the tests' workers
@@ -85,7 +86,7 @@ func testWorkerOptions(host, workspace, keyDir string, interval time.Duration) W
 		Shell: func(ws string) shellcap.Options {
 			env := leaktest.Env(testMark)
 			env["SHELLCAP_TEST_HOST"] = host
-			return shellcap.Options{Env: env, KillGrace: time.Second}
+			return shellcap.Options{Env: env, KillGrace: time.Second, Approve: toolset.Approve}
 		},
 		HeartbeatInterval: interval,
 		Logger:            slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
