@@ -182,7 +182,7 @@ func TestRetriedStartReattaches(t *testing.T) {
 	if n := counter.count(ActivityStart); n != 2 {
 		t.Fatalf("%d attempts of the start, want 2 (the first failed after the job started)", n)
 	}
-	if !job.Reattached || !strings.Contains(job.Text, job.ID) {
+	if !job.Reattached || !strings.Contains(job.Text, job.ID) || !strings.Contains(job.Text, "Re-attached") {
 		t.Fatalf("the retried start: %+v, want it re-attached to the first attempt's job", job)
 	}
 	waitFile(t, join(ref, "starts"))
