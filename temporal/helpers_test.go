@@ -239,10 +239,3 @@ func join(ws WorkspaceRef, name string) string { return filepath.Join(ws.Path, n
 func runWorkflow(ctx workflow.Context, ws WorkspaceRef, req Request) (Result, error) {
 	return Run(ctx, ws, req)
 }
-
-type quietLogger struct{}
-
-func (quietLogger) Debug(string, ...any) {}
-func (quietLogger) Info(string, ...any)  {}
-func (quietLogger) Warn(string, ...any)  {}
-func (quietLogger) Error(string, ...any) {}

@@ -114,3 +114,11 @@ func TestCallBudget(t *testing.T) {
 		}
 	}
 }
+
+// quietLogger is a Temporal logger that drops everything.
+type quietLogger struct{}
+
+func (quietLogger) Debug(string, ...any) {}
+func (quietLogger) Info(string, ...any)  {}
+func (quietLogger) Warn(string, ...any)  {}
+func (quietLogger) Error(string, ...any) {}
