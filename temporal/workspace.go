@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -151,13 +150,4 @@ func (w *workspace) restoreCwd(ctx context.Context, conv *toolset.Conversation, 
 // shellQuote quotes s as one word for bash.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// defaultShellOptions are a workspace's Shell options when
-// WorkerOptions.Shell is nil: shellcap's safe defaults, approvals asked
-// through the toolset's hooks, and on Linux DieWithProcess, so that a
-// worker killed with SIGKILL takes its foreground commands and bash
-// sessions with it (the sweep of foreground records is the second line).
-func defaultShellOptions() shellcap.Options {
-	return shellcap.Options{Approve: toolset.Approve, DieWithProcess: runtime.GOOS == "linux"}
 }
