@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/shellcap/shellcap/internal/safefs"
@@ -212,5 +213,26 @@ func (m *Manager) lockStart(ctx context.Context, id string) (*startLock, error) 
 			return &startLock{keyDir: m.keyDir, name: name, f: f}, nil
 		}
 		f.Close()
+	}
+}
+
+// removeStaleStartLock removes the start lock name in the key directory d
+// when it is older than cutoff and nobody holds it: one left by a process
+// that died while it held it (a start that ends removes its own).
+func removeStaleStartLock(d *safefs.Dir, name string, cutoff time.Time) {
+	id := strings.TrimSuffix(strings.TrimPrefix(name, "job-"), startLockSuffix)
+	if !validID(id) {
+		return
+	}
+	if fi, err := d.Lstat(name); err != nil || !fi.ModTime().Before(cutoff) {
+		return
+	}
+	f, err := d.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if tryLockFile(f) == nil && same(f, d, name) {
+		_ = d.Remove(name)
 	}
 }

@@ -346,3 +346,34 @@ func TestStartWithIDAfterFailedLaunch(t *testing.T) {
 		t.Fatalf("the commands ran %d times, want 2", n)
 	}
 }
+
+// TestStaleStartLockRemoved: a start lock left in the key directory by a
+// process that died holding it goes with Retention; a start's own lock
+// never outlives the start.
+func TestStaleStartLockRemoved(t *testing.T) {
+	keyDir := t.TempDir()
+	ws := t.TempDir()
+	stale := filepath.Join(keyDir, "job-"+jobs.DeriveID("stale")+".start")
+	fresh := filepath.Join(keyDir, "job-"+jobs.DeriveID("fresh")+".start")
+	for _, p := range []string{stale, fresh} {
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-jobs.DefaultRetention - time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	m := managerOn(t, newShell(t, ws), jobs.Options{KeyDir: keyDir})
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("stale start lock still there: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Fatalf("a recent start lock went: %v", err)
+	}
+	id := jobs.DeriveID(t.Name())
+	start(t, m, jobs.StartRequest{Command: "sleep 300", ID: id})
+	if _, err := os.Stat(filepath.Join(keyDir, "job-"+id+".start")); !os.IsNotExist(err) {
+		t.Fatalf("the start left its lock behind: %v", err)
+	}
+}

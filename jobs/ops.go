@@ -36,7 +36,10 @@ type StartRequest struct {
 	// ID, when set, is the job's ID, chosen by the caller so that
 	// starting it again is safe: 32 lower-case hex digits (DeriveID makes
 	// one from, say, a workflow run ID and an activity ID). Empty means a
-	// fresh random ID. See [Manager.Start].
+	// fresh random ID. See [Manager.Start]. Workspaces that share a
+	// KeyDir must not share IDs (the key directory keeps a stopped job's
+	// final result by ID alone): derive an ID from something that names
+	// the workspace's call, not from a name every workspace uses.
 	ID string
 }
 
