@@ -26,11 +26,18 @@ import (
 // or the final result a Stop left), and only when there is none launches
 // it. A job directory without a signed status is a launch that has not
 // reported yet or never will (its host was killed mid-launch): the start
-// waits for the status up to the launch timeout, counted from the
-// directory's last change, and only then removes what is left.
+// waits for the status up to the launch timeout (with a margin), counted
+// from the directory's last change, and only then removes what is left:
+// a supervisor starts no command once its launch timed out.
 
 // startLockSuffix names a job's start lock: job-<id>.start.
 const startLockSuffix = ".start"
+
+// launchSettle is how long after a job directory last changed a start
+// waits for its status: the supervisor starts no command after the
+// launch timeout (spec.StartBy), and writes the status right after it
+// started one.
+const launchSettle = launchTimeout + 5*time.Second
 
 func startLockName(id string) string { return "job-" + id + startLockSuffix }
 
@@ -93,7 +100,7 @@ func (m *Manager) existing(cfg startConfig) (out startOutcome, ok bool) {
 // settleLaunch deals with a job directory of id that has no signed
 // status (the start lock is held): a launch by a process that died before
 // it learnt the outcome, whose supervisor may still report. It waits for
-// the status until launchTimeout after the directory last changed; when
+// the status until launchSettle after the directory last changed; when
 // none comes it removes the directory. It returns when id has either a
 // status or no directory.
 func (m *Manager) settleLaunch(ctx context.Context, id string) error {
@@ -119,7 +126,7 @@ func (m *Manager) settleLaunch(ctx context.Context, id string) error {
 			root.Close()
 			return err
 		}
-		if time.Since(fi.ModTime()) > launchTimeout {
+		if time.Since(fi.ModTime()) > launchSettle {
 			// Its launch is over: whatever started it has given up
 			// on it, or died with it.
 			err := root.RemoveAll(id)

@@ -312,7 +312,7 @@ func TestStartWithIDAfterFailedLaunch(t *testing.T) {
 	// Recent: waited for. Its status arrives (a job whose processes are
 	// gone, as if its supervisor died after reporting).
 	id2 := jobs.DeriveID(t.Name(), "recent")
-	dir := leftover(id2, 30*time.Second-1500*time.Millisecond)
+	dir := leftover(id2, 35*time.Second-1500*time.Millisecond)
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
@@ -337,7 +337,7 @@ func TestStartWithIDAfterFailedLaunch(t *testing.T) {
 	// Recent, and it never reports: removed after the launch timeout, then
 	// started afresh.
 	id3 := jobs.DeriveID(t.Name(), "never")
-	leftover(id3, 30*time.Second-1500*time.Millisecond)
+	leftover(id3, 35*time.Second-1500*time.Millisecond)
 	begin := time.Now()
 	res, err = m.Start(ctxFor(t), jobs.StartRequest{Command: command, ID: id3})
 	if err != nil || res.Err != nil || res.Reattached {

@@ -61,7 +61,7 @@ type StartRequest struct {
 // this process or others, serialise on a lock file in KeyDir
 // (job-<id>.start) and launch one process. A job directory left by a
 // launch that never reported (its host was killed mid-launch) is waited
-// for up to the launch timeout (30 s after it last changed) and then
+// for up to the launch timeout (35 s after it last changed) and then
 // removed and started afresh, so a second process never starts while the
 // first may run. A re-attaching Start is not admitted by the policy
 // again: it runs nothing.
