@@ -214,6 +214,24 @@ func TestStartWithIDFinished(t *testing.T) {
 	if n := runCount(t, ws); n != 2 {
 		t.Fatalf("the commands ran %d times, want 2", n)
 	}
+
+	// Stopped with its files kept: the job itself is still there.
+	id3 := jobs.DeriveID(t.Name(), "kept")
+	req3 := jobs.StartRequest{Command: runsCommand("sleep 300"), ID: id3}
+	first := start(t, m, req3)
+	waitFor(t, "the third run", func() bool { return runCount(t, ws) >= 3 })
+	if s, err := m.Stop(ctxFor(t), jobs.StopRequest{ID: first, Keep: true}); err != nil || !s.Kept {
+		t.Fatalf("Stop with Keep: %+v %v", s, err)
+	}
+	res, err := m2.Start(ctxFor(t), req3)
+	if err != nil || res.Err != nil || !res.Reattached || !res.Stopped || res.PID == 0 || res.Dir == "" ||
+		res.ExitCode == nil || *res.ExitCode != 143 || !strings.HasSuffix(res.Text(), "\n[stopped]\n[exit code: 143]") {
+		t.Fatalf("Start of the stopped, kept job = %+v %v (%q)", res, err, res.Text())
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := runCount(t, ws); n != 3 {
+		t.Fatalf("the commands ran %d times, want 3", n)
+	}
 }
 
 func TestStartWithInvalidOrTakenID(t *testing.T) {

@@ -51,10 +51,10 @@ type StartRequest struct {
 // With req.ID set, Start is idempotent. When a job with that ID exists in
 // the workspace (running or finished, started by this Manager or by
 // another one on the same workspace and KeyDir, also in a process that
-// has since died; or stopped and removed, with its final result recorded:
-// until Retention removes the job or that result), Start starts nothing and returns that job's StartResult with
-// Reattached set, its Status and, once known, its ExitCode: a finished
-// job is reported, never run again. The existing job must be of the same
+// has since died; or stopped and removed, with its final result recorded;
+// until Retention removes the job or that result), Start starts nothing
+// and returns that job's StartResult with Reattached set, its Status and,
+// once known, its ExitCode: a finished job is reported, never run again. The existing job must be of the same
 // command (with the same Stdin); otherwise the result's Err wraps
 // ErrIDConflict. An ID that is not 32 lower-case hex digits comes back as
 // a result whose Err wraps ErrInvalidID. Concurrent Starts of one ID, in
@@ -76,7 +76,7 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*StartResult, er
 		res.ID, res.PID, res.PGID, res.Dir = out.job.id, out.st.PID, out.st.PGID, out.job.dir
 		res.Sandbox = out.st.Sandbox
 		if out.reattached {
-			res.Status, res.ExitCode = StatusRunning, out.st.ExitCode
+			res.Status, res.ExitCode, res.Stopped = StatusRunning, out.st.ExitCode, out.st.Stopped
 			if out.st.finished() {
 				res.Status = StatusFinished
 			}
