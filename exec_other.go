@@ -23,6 +23,7 @@ type spawn struct {
 	stdout   *capture.Buffer
 	stderr   *capture.Buffer
 	onOutput func(Stream, []byte)
+	onStart  func(pid int)
 	timeout  time.Duration
 	grace    time.Duration
 	maxBytes int64

@@ -45,6 +45,9 @@ type spawn struct {
 	stdout   *capture.Buffer
 	stderr   *capture.Buffer
 	onOutput func(Stream, []byte)
+	// onStart, when set, is called with the command's PID (its group ID)
+	// once it has started and is watched, before execute waits for it.
+	onStart  func(pid int)
 	timeout  time.Duration
 	grace    time.Duration
 	maxBytes int64 // <= 0: no cap
@@ -126,6 +129,9 @@ func execute(ctx context.Context, sp *spawn) (*outcome, error) {
 			return nil, err
 		}
 		o.release = release
+	}
+	if sp.onStart != nil {
+		sp.onStart(pid)
 	}
 	// The leader's exit is waited for on this goroutine; the timeout, the
 	// context and the output cap act from callbacks (the watchdog). So the

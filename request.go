@@ -35,6 +35,23 @@ type Request struct {
 	// only valid during the call.
 	OnOutput func(stream Stream, p []byte)
 
+	// OnStart, when set, is called once, as soon as the command's shell
+	// has started and before Run waits for it, with its process ID. The
+	// command runs in a process group of its own, which that process
+	// leads: the PID is also the group's ID, so a caller that records it
+	// (say, in a state file, to clean up after its own process is killed
+	// with SIGKILL) can later signal the whole command with kill(-pid).
+	// Under Options.Sandbox it is the host-side PID of the sandboxed
+	// process Run waits for, which likewise leads the group Run signals.
+	// It is not called for a command that did not start (refused by the
+	// policy, the approver or the sandbox, or failing to spawn). It is
+	// called from Run's goroutine and must return quickly.
+	//
+	// Shell.Run and jobs.Manager.Run (with the job's shell, which leads the
+	// job's group) call it; the persistent bash session and other
+	// executors ignore it.
+	OnStart func(pid int)
+
 	// StopBackground is for a caller that closes the Shell right after
 	// this command (a one-shot run such as `shellcap run`): processes the
 	// command leaves in the background are stopped before Run returns

@@ -357,6 +357,7 @@ func (s *Shell) Run(ctx context.Context, req Request) (*Result, error) {
 		stdout:   stdout.buf,
 		stderr:   stderr.buf,
 		onOutput: req.OnOutput,
+		onStart:  req.OnStart,
 		timeout:  timeout,
 		grace:    s.opts.KillGrace,
 		maxBytes: s.opts.MaxOutputBytes,

@@ -57,8 +57,9 @@ func startInHost(t *testing.T, ws string, sandboxed bool) string {
 
 // startCommandInHost is startInHost for command (empty: the host helper's
 // own), in the sandbox box names: "" none, "default", "allowlist" (the
-// default with a network allowlist of example.com:443).
-func startCommandInHost(t *testing.T, ws, box, command string) string {
+// default with a network allowlist of example.com:443), with env added to
+// the host's environment.
+func startCommandInHost(t *testing.T, ws, box, command string, env ...string) string {
 	t.Helper()
 	_, markValue, _ := strings.Cut(testMark, "=")
 	host := exec.Command(os.Args[0], "-test.run=^$")
@@ -66,6 +67,7 @@ func startCommandInHost(t *testing.T, ws, box, command string) string {
 	if box != "" {
 		host.Env = append(host.Env, "SCTEST_JOBS_SANDBOX="+box)
 	}
+	host.Env = append(host.Env, env...)
 	out, err := host.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

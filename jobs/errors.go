@@ -35,6 +35,14 @@ var (
 	// processes could not be taken (the key directory is not usable), so
 	// the job was not stopped.
 	ErrStopLock = errors.New("jobs: the stop lock cannot be taken")
+	// ErrInvalidID: StartRequest.ID (or ShellRequest.ID) is not a job ID,
+	// 32 lower-case hex digits; nothing was started.
+	ErrInvalidID = errors.New("jobs: invalid job ID")
+	// ErrIDConflict: StartRequest.ID (or ShellRequest.ID) already names a
+	// job of another command (or of the same command started another way:
+	// with or without stdin, as a shell-tool job or not); nothing was
+	// started.
+	ErrIDConflict = errors.New("jobs: the job ID names another command")
 )
 
 // refusal is a refusal of kind with the model's message msg.

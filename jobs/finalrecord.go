@@ -199,6 +199,10 @@ func (m *Manager) gcFinals(cutoff time.Time) {
 	defer d.Close()
 	names, _ := d.ReadDirNames()
 	for _, name := range names {
+		if id, ok := strings.CutPrefix(name, "job-"); ok && strings.HasSuffix(id, startLockSuffix) {
+			removeStaleStartLock(d, name, cutoff)
+			continue
+		}
 		id, ok := strings.CutPrefix(name, "job-")
 		if id, ok = strings.CutSuffix(id, finalSuffix); !ok || !validID(id) {
 			continue

@@ -30,14 +30,22 @@ type startConfig struct {
 	stdin    bool
 	combined bool
 	timeout  time.Duration // 0: none
+	// id is the caller-chosen job ID (StartRequest.ID); empty: a fresh
+	// random one.
+	id string
 }
 
 // startOutcome is a started job, or why none was started: refusal is the
 // refusal for the model (a *shellcap.RequestError or a policy refusal).
+// reattached reports a caller-chosen ID that named a job already: then
+// job and st are that job, or, for one stopped and removed, final is the
+// result its Stop recorded (and job is nil).
 type startOutcome struct {
-	job     *job
-	st      *status
-	refusal error
+	job        *job
+	st         *status
+	refusal    error
+	reattached bool
+	final      *JobResult
 }
 
 // start admits, prepares, confines and starts a job, through the Shell's
@@ -48,6 +56,16 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 	}
 	if err := m.checkWorkspace(); err != nil {
 		return startOutcome{}, err
+	}
+	if cfg.id != "" {
+		if !validID(cfg.id) {
+			return startOutcome{refusal: invalidID(cfg.id)}, nil
+		}
+		// A retried start of a job that exists runs nothing, so it is
+		// not admitted again.
+		if out, ok := m.existing(cfg); ok {
+			return out, nil
+		}
 	}
 	c := core.Of(m.sh)
 	if err := c.Admit(ctx, cfg.command); err != nil {
@@ -100,7 +118,23 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 		return startOutcome{}, &shellcap.StartError{Err: fmt.Errorf("cannot confine the job: %w", err)}
 	}
 	sp.Path, sp.Args, sp.Workdir, sp.Env, sp.ExtraFiles = cmd.Path, cmd.Args, cmd.Dir, cmd.Env, len(cmd.ExtraFiles)
-	j, refusal := m.reserve()
+	if cfg.id != "" {
+		// One start of the ID at a time, in any process; the later ones
+		// find the job the first one launched.
+		lock, err := m.lockStart(ctx, cfg.id)
+		if err != nil {
+			return startOutcome{}, err
+		}
+		defer lock.release()
+		if err := m.settleLaunch(ctx, cfg.id); err != nil {
+			return startOutcome{}, err
+		}
+		if out, ok := m.existing(cfg); ok {
+			return out, nil
+		}
+		sp.Named = true
+	}
+	j, refusal := m.reserve(cfg.id)
 	if j == nil {
 		return startOutcome{refusal: refusal}, nil
 	}
@@ -114,11 +148,14 @@ func (m *Manager) start(ctx context.Context, cfg startConfig) (startOutcome, err
 	j.mu.Lock()
 	j.st = st
 	j.mu.Unlock()
+	j.launching.Store(false)
 	return startOutcome{job: j, st: st}, nil
 }
 
-// reserve takes a slot under MaxJobs and a fresh ID, or says why not.
-func (m *Manager) reserve() (*job, error) {
+// reserve takes a slot under MaxJobs and the ID id (empty: a fresh one),
+// or says why not. A caller-chosen ID is reserved under its start lock,
+// after existing found no job with it.
+func (m *Manager) reserve(id string) (*job, error) {
 	m.mu.Lock()
 	full := m.runningCount() >= m.opts.MaxJobs
 	m.mu.Unlock()
@@ -135,8 +172,12 @@ func (m *Manager) reserve() (*job, error) {
 	if m.runningCount() >= m.opts.MaxJobs {
 		return nil, tooManyJobs(m.opts.MaxJobs)
 	}
-	j := m.newJob(newID())
+	if id == "" {
+		id = newID()
+	}
+	j := m.newJob(id)
 	j.ours = true
+	j.launching.Store(true)
 	m.jobs[j.id] = j
 	return j, nil
 }
@@ -190,6 +231,7 @@ func (m *Manager) launch(ctx context.Context, j *job, sp *spec, env []string, ex
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
+	sp.StartBy = deadline.UnixNano()
 	data, _ := json.Marshal(sp)
 	_ = specW.SetWriteDeadline(deadline)
 	_, werr := specW.Write(data)

@@ -34,7 +34,8 @@ func TestMain(m *testing.M) {
 }
 
 // hostHelper plays a host process: it starts a job in the workspace named
-// by SCTEST_JOBS_WS (sandboxed when SCTEST_JOBS_SANDBOX is set), prints
+// by SCTEST_JOBS_WS (sandboxed when SCTEST_JOBS_SANDBOX is set, with the
+// ID SCTEST_JOBS_ID when that is set), prints
 // its ID and waits to be killed.
 func hostHelper() int {
 	sh, err := shellcap.New(shellcap.Options{Workspace: os.Getenv("SCTEST_JOBS_WS"), Env: markEnv(os.Getenv("SCTEST_JOBS_MARKV"))})
@@ -58,7 +59,7 @@ func hostHelper() int {
 	if c := os.Getenv("SCTEST_JOBS_CMD"); c != "" {
 		command = c
 	}
-	res, err := m.Start(context.Background(), jobs.StartRequest{Command: command})
+	res, err := m.Start(context.Background(), jobs.StartRequest{Command: command, ID: os.Getenv("SCTEST_JOBS_ID")})
 	if err != nil || res.ID == "" {
 		fmt.Println("error:", err, res)
 		return 1

@@ -85,6 +85,10 @@ type job struct {
 	ours bool
 	// fed marks a job whose stdin this Manager copies from a Run request.
 	fed atomic.Bool
+	// launching marks a job this Manager reserved and is launching: its
+	// directory and status may not be there yet, and it is not to be
+	// forgotten for that.
+	launching atomic.Bool
 }
 
 // New returns a Manager for sh's workspace. It adopts the jobs already
@@ -253,6 +257,9 @@ func (m *Manager) find(id string) *job {
 	j := m.jobs[id]
 	m.mu.Unlock()
 	dir := filepath.Join(m.root, id)
+	if j != nil && j.launching.Load() {
+		return j // the start that reserved it forgets it if it fails
+	}
 	if j != nil {
 		d, err := openJobDir(dir)
 		if err != nil {

@@ -94,6 +94,10 @@ func (r *RunResult) Text() string {
 // The job takes no Input meanwhile. A reader whose Read blocks holds one
 // goroutine until it returns, as with os/exec.
 //
+// req.OnStart, when set, is called once the job has started, with the PID
+// of its shell, which leads the job's process group (a promoted job keeps
+// running in it).
+//
 // req.OnOutput, when set, receives the job's stdout and stderr as they
 // reach its logs, each stream in order, while Run waits in the foreground;
 // it is called from Run's goroutine, never after Run returns (a promoted
@@ -125,6 +129,9 @@ func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time
 	}
 	j := out.job
 	j.quiet.Store(true) // finished in the foreground, the result says so
+	if req.OnStart != nil {
+		req.OnStart(out.st.PID) // the job's shell leads the job's group
+	}
 	var feed *stdinFeed
 	if req.Stdin != nil {
 		feed = m.feedStdin(j, req.Stdin)

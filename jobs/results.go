@@ -41,6 +41,15 @@ type StartResult struct {
 	// Sandbox is what the Confiner enforces for the job; nil when it runs
 	// unconfined.
 	Sandbox *shellcap.Enforcement `json:"sandbox,omitempty"`
+	// Reattached reports a Start with StartRequest.ID that found the job
+	// already started with that ID and started nothing: the fields are
+	// that job's. Status and ExitCode are set only then: the job's state
+	// and, once known, its exit code; Stopped reports one a Stop ended
+	// (PID, PGID and Dir are empty when the Stop also removed its files).
+	Reattached bool   `json:"reattached,omitempty"`
+	Status     Status `json:"status,omitempty"`
+	ExitCode   *int   `json:"exit_code,omitempty"`
+	Stopped    bool   `json:"stopped,omitempty"`
 
 	maxChars int
 }
@@ -56,13 +65,28 @@ func (r StartResult) MarshalJSON() ([]byte, error) {
 
 // Text returns what the model reads:
 // "Started background command: 'sleep 100'\nID: <id>", or the refusal. A
-// sandboxed job adds a last line such as
+// re-attached job reads
+// "Re-attached to background command: 'sleep 100' (already started with this ID; not started again)\nID: <id>"
+// then its "[status: running|finished]" (or "[stopped]") and, once
+// known, "[exit code: N]" line. A sandboxed job adds a last line such as
 // "[sandbox: workspace-write, network none]".
 func (r *StartResult) Text() string {
 	if r.Err != nil {
 		return capText(r.Err.Error(), r.maxChars)
 	}
 	s := "Started background command: " + textfmt.PyRepr(r.Command) + "\nID: " + r.ID
+	if r.Reattached {
+		s = "Re-attached to background command: " + textfmt.PyRepr(r.Command) +
+			" (already started with this ID; not started again)\nID: " + r.ID
+		if r.Stopped {
+			s += "\n[stopped]"
+		} else {
+			s += "\n[status: " + string(r.Status) + "]"
+		}
+		if r.ExitCode != nil {
+			s += "\n[exit code: " + strconv.Itoa(*r.ExitCode) + "]"
+		}
+	}
 	if r.Sandbox != nil {
 		s += "\n" + sandboxLine(r.Sandbox, "")
 	}

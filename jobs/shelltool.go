@@ -47,6 +47,15 @@ type ShellRequest struct {
 	// (and the Started event in Background mode). It is called from the
 	// calling goroutine.
 	OnEvent func(ShellEvent)
+	// ID, when set, is the job's ID, chosen by the caller, with the
+	// meaning StartRequest.ID has for Manager.Start: a call whose ID
+	// names a job of the same command already (started by an earlier
+	// ShellTool call) starts nothing and reports that job, following it in
+	// Foreground mode as if it had just started; the result has
+	// Reattached set. A job of another command, or one started by Start
+	// or Run, is an ErrIDConflict refusal; a malformed ID an ErrInvalidID
+	// one. Empty means a fresh random ID.
+	ID string
 }
 
 // ShellEventKind names a shell tool event.
@@ -97,8 +106,14 @@ type ShellResult struct {
 	// line boundary; OmittedBytes counts the log bytes before it.
 	Output       string `json:"output,omitempty"`
 	OmittedBytes int64  `json:"omitted_bytes,omitempty"`
-	// Finished reports that the command ended during the call.
+	// Finished reports that the command ended during the call (or, for
+	// a re-attached job, before it).
 	Finished bool `json:"finished"`
+	// Reattached reports a call with ShellRequest.ID that found the job
+	// already started with that ID and started nothing. For a job a Stop
+	// ended and removed, Finished and ExitCode are all that is left: the
+	// PID and paths are empty.
+	Reattached bool `json:"reattached,omitempty"`
 	// ExitCode is the command's exit status once known.
 	ExitCode *int `json:"exit_code"`
 	// Err, when set, is why the command was not started: a refusal of the
@@ -120,7 +135,10 @@ func (r ShellResult) MarshalJSON() ([]byte, error) {
 	}{plain(r), errText(r.Err)})
 }
 
-// Text returns what the model reads: in Foreground mode the log's end
+// Text returns what the model reads: for a re-attached job first the line
+// "[re-attached to the command already started with this ID (ID: <id>); it was not started again]"
+// (then, for one a Stop removed, only "[stopped]" and its exit code);
+// in Foreground mode the log's end
 // (prefixed "[... output truncated, N earlier bytes omitted]\n" when
 // bytes were left out), then the raw status JSON, then the handles:
 //
@@ -136,6 +154,16 @@ func (r *ShellResult) Text() string {
 		return capText(r.Err.Error(), r.maxChars)
 	}
 	var b strings.Builder
+	if r.Reattached {
+		fmt.Fprintf(&b, "[re-attached to the command already started with this ID (ID: %s); it was not started again]\n", r.ID)
+		if r.OutputPath == "" {
+			b.WriteString("[stopped]")
+			if r.ExitCode != nil {
+				fmt.Fprintf(&b, "\n[exit code: %d]", *r.ExitCode)
+			}
+			return capText(b.String(), r.maxChars)
+		}
+	}
 	if r.foreground {
 		if r.OmittedBytes > 0 {
 			fmt.Fprintf(&b, "[... output truncated, %d earlier bytes omitted]\n", r.OmittedBytes)
@@ -196,9 +224,14 @@ func (m *Manager) ShellTool(ctx context.Context, req ShellRequest) (*ShellResult
 		return res, nil
 	}
 	res.foreground = req.Mode != Background
-	out, err := m.start(ctx, startConfig{command: req.Command, combined: true})
+	out, err := m.start(ctx, startConfig{command: req.Command, combined: true, id: req.ID})
 	if err != nil {
 		return nil, err
+	}
+	res.Reattached = out.reattached
+	if out.final != nil {
+		res.ID, res.Finished, res.ExitCode = out.final.ID, true, out.final.ExitCode
+		return res, nil
 	}
 	if out.job == nil {
 		res.Err = out.refusal

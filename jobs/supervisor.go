@@ -91,6 +91,15 @@ type spec struct {
 	MaxProcesses int   `json:"max_processes,omitempty"`
 	GraceMS      int64 `json:"grace_ms"`
 	TimeoutMS    int64 `json:"timeout_ms"`
+	// Named marks a job whose ID the caller chose (StartRequest.ID): a
+	// host that dies before it reads the reply does not lose it, since a
+	// retried start finds it by that ID.
+	Named bool `json:"named,omitempty"`
+	// StartBy (Unix nanoseconds; 0: no bound) is when the host stops
+	// waiting for the reply: the supervisor does not start the command
+	// after it, so a launch whose host died is over by then (see
+	// settleLaunch).
+	StartBy int64 `json:"start_by,omitempty"`
 }
 
 // reply is the supervisor's answer once the command started (or failed to).
@@ -176,6 +185,9 @@ func (s *supervisor) run(replyFile *os.File) error {
 			err = fmt.Errorf("cannot confine the job: %w", err)
 		}
 	}
+	if err == nil && s.sp.StartBy > 0 && time.Now().UnixNano() > s.sp.StartBy {
+		err = errors.New("the job's launch timed out before the command started")
+	}
 	if err == nil {
 		err = cmd.Start()
 	}
@@ -220,9 +232,10 @@ func (s *supervisor) run(replyFile *os.File) error {
 		return err
 	}
 	st := *s.st
-	if err := sendReply(replyFile, reply{Status: &st}); err != nil {
-		// The host died before it learnt the job's ID: nobody would
-		// ever stop it, so stop it now.
+	if err := sendReply(replyFile, reply{Status: &st}); err != nil && !s.sp.Named {
+		// The host died before it learnt the job's random ID: nobody
+		// would ever stop it, so stop it now. (A host that gave up
+		// waiting stops the job itself, see Manager.abandon.)
 		select {
 		case s.stop <- syscall.SIGTERM:
 		default:

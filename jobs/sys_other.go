@@ -26,7 +26,10 @@ func lockFIFO(f *os.File) error                   { return errUnsupported }
 func unlockFIFO(f *os.File) error                 { return errUnsupported }
 func lockFile(f *os.File) error                   { return errUnsupported }
 func tryLockFile(f *os.File) error                { return errUnsupported }
-func sameFile(f *os.File, fi fs.FileInfo) bool    { return false }
+
+var errWouldBlock = errors.New("jobs: the lock is held")
+
+func sameFile(f *os.File, fi fs.FileInfo) bool { return false }
 
 var (
 	errNoReader = errors.New("jobs: nobody reads the stdin FIFO")

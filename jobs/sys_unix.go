@@ -76,6 +76,9 @@ func lockFile(f *os.File) error {
 
 func tryLockFile(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) }
 
+// errWouldBlock is tryLockFile's error when another holds the lock.
+var errWouldBlock error = unix.EWOULDBLOCK
+
 // sameFile reports whether f is the file fi (from safefs) describes.
 func sameFile(f *os.File, fi fs.FileInfo) bool {
 	var a unix.Stat_t

@@ -22,7 +22,7 @@ func (ts *Toolset) startCommand(ctx context.Context, c *Conversation, raw json.R
 	if bad != nil {
 		return bad, nil
 	}
-	res, err := ts.opts.Jobs.Start(ctx, jobs.StartRequest{Command: command, Stdin: args.Stdin})
+	res, err := ts.opts.Jobs.Start(ctx, jobs.StartRequest{Command: command, Stdin: args.Stdin, ID: hooksOf(ctx).JobID})
 	if err != nil {
 		return ts.callError(err)
 	}
@@ -163,7 +163,7 @@ func (ts *Toolset) shellTool(ctx context.Context, c *Conversation, raw json.RawM
 	if bad != nil {
 		return bad, nil
 	}
-	r := jobs.ShellRequest{Command: command}
+	r := jobs.ShellRequest{Command: command, ID: hooksOf(ctx).JobID}
 	switch mode := deref(args.Mode); mode {
 	case "", "foreground":
 	case "background":

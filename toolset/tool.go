@@ -66,6 +66,18 @@ type Hooks struct {
 	// this call left pending. It counts only for the command it names
 	// (Answer.Command); any other command is asked about again.
 	Answer *Answer
+
+	// JobID, when set, is the ID of the job this call starts, for a host
+	// that may repeat a call (a retried durable activity): start_command
+	// passes it as jobs.StartRequest.ID and the shell tool, in either
+	// mode, as jobs.ShellRequest.ID, so the repeated call re-attaches to
+	// the job the first one started instead of starting a second process
+	// (its text says so and still gives the job's ID). It must be 32
+	// lower-case hex digits (jobs.DeriveID makes one from, say, a workflow
+	// run ID and an activity ID); anything else is refused with a result
+	// whose text says why. The other tools ignore it: run_command's
+	// promoted jobs and the bash tool's keep fresh IDs. Empty: fresh IDs.
+	JobID string
 }
 
 // Call runs the tool in conversation c (nil: a stateless call, see
