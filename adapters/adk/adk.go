@@ -22,16 +22,6 @@ type Options struct {
 	Output func(ctx agent.Context, stream shellcap.Stream, data []byte)
 	// Event receives the shell tool's job events. Nil drops them.
 	Event func(ctx agent.Context, ev jobs.ShellEvent)
-	// Live makes the tools fit runner.RunLive (Gemini's Live API), where
-	// ADK sends a streaming tool's chunks to the model while the tool
-	// runs: run_command and shell become streaming function tools whose
-	// output, up to LiveLimit bytes a call, reaches the model as it
-	// arrives, then the toolset's text when the command ends. Live mode
-	// has no confirmation round trip, so with Live a command the policy
-	// asks about is refused with the policy's reason. Under runner.Run,
-	// ADK joins a streaming tool's chunks into one response
-	// {"result": ...}; leave Live false there (the default).
-	Live bool
 }
 
 // Toolset is shellcap's tools as an ADK tool.Toolset. It is safe for
@@ -51,12 +41,7 @@ func New(ts *toolset.Toolset, opts Options) *Toolset {
 	}
 	a := &Toolset{ts: ts, opts: opts}
 	for _, t := range ts.Tools() {
-		ft := functionTool{a: a, t: t}
-		if opts.Live && liveStreams(t.Name) {
-			a.tools = append(a.tools, &liveTool{ft})
-			continue
-		}
-		a.tools = append(a.tools, &ft)
+		a.tools = append(a.tools, &functionTool{a: a, t: t})
 	}
 	return a
 }
@@ -89,10 +74,9 @@ func (a *Toolset) conversation(ctx agent.Context) *toolset.Conversation {
 }
 
 // hooks are the toolset hooks of one call: output to Options, approvals
-// through ADK's confirmation (none with Options.Live: such commands are
-// refused).
+// through ADK's confirmation.
 func (a *Toolset) hooks(ctx agent.Context) toolset.Hooks {
-	h := toolset.Hooks{Interrupt: !a.opts.Live}
+	h := toolset.Hooks{Interrupt: true}
 	if a.opts.Output != nil {
 		h.Output = func(s shellcap.Stream, data []byte) { a.opts.Output(ctx, s, data) }
 	}

@@ -5,7 +5,6 @@ go 1.26.5
 replace github.com/shellcap/shellcap => ../..
 
 require (
-	github.com/gorilla/websocket v1.5.3
 	github.com/shellcap/shellcap v0.0.0-00010101000000-000000000000
 	google.golang.org/adk/v2 v2.2.0
 	google.golang.org/genai v1.66.0
@@ -26,6 +25,7 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/googleapis/enterprise-certificate-proxy v0.3.19 // indirect
 	github.com/googleapis/gax-go/v2 v2.23.0 // indirect
+	github.com/gorilla/websocket v1.5.3 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp v0.68.0 // indirect
 	go.opentelemetry.io/otel v1.44.0 // indirect
