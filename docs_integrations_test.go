@@ -39,10 +39,11 @@ const modulePath = "github.com/shellcap/shellcap"
 
 // TestIntegrationGuides: every adapter has a guide in docs/integrations,
 // linked from its index and from the adapter's README; every relative link
-// of the guides resolves; every Go code block parses; and every name of an
-// adapter or a core package that a guide gives (in code or in prose, as
-// pkg.Name, pkg.Type.Field or pkg.Type{Field: ...}) exists, so a guide
-// cannot name a symbol the code does not have.
+// of the guides and the index resolves; every Go code block parses; and
+// every name of an adapter or a core package that a guide or the index
+// gives (in code or in prose, as pkg.Name, pkg.Type.Field or
+// pkg.Type{Field: ...}) exists, so a guide cannot name a symbol the code
+// does not have.
 func TestIntegrationGuides(t *testing.T) {
 	const dir = "docs/integrations"
 	index := readDoc(t, filepath.Join(dir, "README.md"))
@@ -51,6 +52,16 @@ func TestIntegrationGuides(t *testing.T) {
 	for name, d := range corePackages {
 		core[name] = loadAPI(t, d)
 	}
+	// The index names packages by their package names.
+	indexAPIs := map[string]*pkgAPI{}
+	for name, api := range core {
+		indexAPIs[name] = api
+	}
+	for _, g := range integrationGuides {
+		api := loadAPI(t, g.adapter)
+		indexAPIs[api.name] = api
+	}
+	checkProse(t, filepath.Join(dir, "README.md"), index, indexAPIs, "")
 	for _, g := range integrationGuides {
 		t.Run(g.guide, func(t *testing.T) {
 			file := filepath.Join(dir, g.guide)
