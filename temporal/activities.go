@@ -299,7 +299,13 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (ToolResult, error)
 			return *refused, nil
 		}
 	}
+	finish := func() {}
+	if call.Tool == toolset.RunCommand {
+		// Recorded like Run's, so a restarted worker finds the group.
+		hooks.OnStart, finish = a.fg.track(ctx, w, commandArg(call.Args))
+	}
 	res, err := conv.Call(ctx, call.Tool, call.Args, hooks)
+	finish()
 	if err != nil {
 		return ToolResult{}, a.hostError(ctx, err)
 	}
@@ -313,6 +319,16 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (ToolResult, error)
 		out.Cwd = res.Run.Cwd
 	}
 	return out, nil
+}
+
+// commandArg is the command argument of a tool call, for its foreground
+// record; empty when there is none.
+func commandArg(args json.RawMessage) string {
+	var a struct {
+		Command string `json:"command"`
+	}
+	_ = json.Unmarshal(args, &a)
+	return a.Command
 }
 
 func trackShellEvent(t *tracker, e jobs.ShellEvent) {
