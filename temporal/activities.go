@@ -278,7 +278,7 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (ToolResult, error)
 	}
 	call := in.Call
 	if ts.Tool(call.Tool) == nil {
-		return ToolResult{}, refuseKind(KindUnknownTool, "", fmt.Sprintf("Unknown tool %s. The tools are: %s.", toolset.Echo(call.Tool), strings.Join(toolNames(ts), ", ")))
+		return ToolResult{}, refuseKind(KindUnknownTool, "toolset.ErrUnknownTool", fmt.Sprintf("Unknown tool %s. The tools are: %s.", toolset.Echo(call.Tool), strings.Join(toolNames(ts), ", ")))
 	}
 	conv := ts.Stateless()
 	if call.Conversation != "" {
