@@ -93,7 +93,8 @@ func NewWorker(c client.Client, opts WorkerOptions) (*Worker, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	opts.Workspaces = append([]string(nil), opts.Workspaces...)
-	ws, err := newWorkspaces(&opts)
+	wk := &Worker{opts: opts}
+	ws, err := newWorkspaces(&wk.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +116,8 @@ func NewWorker(c client.Client, opts WorkerOptions) (*Worker, error) {
 	w := worker.New(c, TaskQueue(opts.Host), wo)
 	registerActivities(w, acts)
 	registerWorkflows(w)
-	return &Worker{opts: opts, ws: ws, acts: acts, worker: w}, nil
+	wk.ws, wk.acts, wk.worker = ws, acts, w
+	return wk, nil
 }
 
 func registerActivities(r worker.ActivityRegistry, a *Activities) {
