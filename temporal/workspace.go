@@ -1,0 +1,156 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/jobs"
+	"github.com/shellcap/shellcap/toolset"
+)
+
+// workspace is what a worker keeps for one workspace it serves: its Shell,
+// its jobs.Manager and its toolset, built on first use.
+type workspace struct {
+	path string
+
+	mu     sync.Mutex
+	shell  *shellcap.Shell
+	jobs   *jobs.Manager
+	tools  *toolset.Toolset
+	closed bool
+	// bashSeen holds the conversations whose bash shell this worker has
+	// used (restoreCwd).
+	bashSeen map[string]bool
+}
+
+// workspaces is the set of workspaces a worker serves.
+type workspaces struct {
+	opts   *WorkerOptions
+	byPath map[string]*workspace
+}
+
+func newWorkspaces(opts *WorkerOptions) (*workspaces, error) {
+	ws := &workspaces{opts: opts, byPath: make(map[string]*workspace, len(opts.Workspaces))}
+	for _, p := range opts.Workspaces {
+		if p == "" || !filepath.IsAbs(p) || filepath.Clean(p) != p {
+			return nil, fmt.Errorf("temporal: workspace %q: a served workspace must be an absolute, clean path", p)
+		}
+		if _, dup := ws.byPath[p]; dup {
+			return nil, fmt.Errorf("temporal: workspace %q is listed twice", p)
+		}
+		ws.byPath[p] = &workspace{path: p}
+	}
+	return ws, nil
+}
+
+// lookup returns the served workspace ref names, or a refusal naming it.
+func (s *workspaces) lookup(ref WorkspaceRef) (*workspace, error) {
+	if err := ref.Validate(); err != nil {
+		return nil, refuseKind(KindUnknownWorkspace, "ErrUnknownWorkspace", err.Error())
+	}
+	w, ok := s.byPath[ref.Path]
+	if !ok || ref.Host != s.opts.Host {
+		return nil, refuseKind(KindUnknownWorkspace, "ErrUnknownWorkspace",
+			fmt.Sprintf("The workspace %s is not served by the worker of host %s.", ref, s.opts.Host))
+	}
+	return w, nil
+}
+
+// get builds the workspace's Shell, jobs.Manager and toolset on first use.
+// A failure is an infrastructure error (retryable): the next call tries
+// again.
+func (w *workspace) get(opts *WorkerOptions) (*shellcap.Shell, *jobs.Manager, *toolset.Toolset, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil, nil, nil, errWorkerStopping
+	}
+	if w.tools != nil {
+		return w.shell, w.jobs, w.tools, nil
+	}
+	so := defaultShellOptions()
+	if opts.Shell != nil {
+		so = opts.Shell(w.path)
+	}
+	so.Workspace = w.path
+	sh, err := shellcap.New(so)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("temporal: the Shell for workspace %s: %w", w.path, err)
+	}
+	m, err := jobs.New(sh, opts.Jobs)
+	if err != nil {
+		sh.Close()
+		return nil, nil, nil, fmt.Errorf("temporal: the job manager for workspace %s: %w", w.path, err)
+	}
+	ts, err := toolset.New(toolset.Options{Shell: sh, Jobs: m, Session: opts.Session})
+	if err != nil {
+		m.Close()
+		sh.Close()
+		return nil, nil, nil, fmt.Errorf("temporal: the toolset for workspace %s: %w", w.path, err)
+	}
+	w.shell, w.jobs, w.tools = sh, m, ts
+	return sh, m, ts, nil
+}
+
+// close closes what get built; later calls fail as the worker stopping.
+func (w *workspace) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	w.closed = true
+	if w.tools != nil {
+		w.tools.Close()
+		w.jobs.Close()
+		w.shell.Close()
+	}
+}
+
+func (s *workspaces) close() {
+	for _, w := range s.byPath {
+		w.close()
+	}
+}
+
+// restoreCwd takes a conversation's bash shell, on its first bash call on
+// this worker, back to the directory the session workflow kept (a worker
+// restarted since the shell was last used). It returns a result for the
+// model when the shell cannot go there: the call's command is then not run.
+func (w *workspace) restoreCwd(ctx context.Context, conv *toolset.Conversation, cwd string) (*ToolResult, error) {
+	w.mu.Lock()
+	if w.bashSeen == nil {
+		w.bashSeen = make(map[string]bool)
+	}
+	seen := w.bashSeen[conv.ID()]
+	w.bashSeen[conv.ID()] = true
+	w.mu.Unlock()
+	if seen {
+		return nil, nil
+	}
+	args, _ := json.Marshal(map[string]string{"command": "cd -- " + shellQuote(cwd)})
+	res, err := conv.Call(ctx, toolset.BashTool, args, toolset.Hooks{Interrupt: true})
+	if err != nil {
+		return nil, err
+	}
+	if res.IsError || res.Pending != nil || res.Run == nil || res.Run.ExitCode != 0 {
+		w.mu.Lock()
+		delete(w.bashSeen, conv.ID())
+		w.mu.Unlock()
+		return &ToolResult{
+			Text:    fmt.Sprintf("The bash shell was restarted on this host and cannot return to its directory %s, so the command was not run:\n%s", cwd, res.Text),
+			IsError: true,
+		}, nil
+	}
+	return nil, nil
+}
+
+// shellQuote quotes s as one word for bash.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
