@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package devserver starts a real Temporal server for tests: the Temporal
 // CLI's dev server (temporal server start-dev), v1.5.1, built once from
 // the Go module proxy and cached outside the checkout (scripts/test builds
