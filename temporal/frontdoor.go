@@ -1,0 +1,137 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/shellcap/shellcap/mcpserver"
+	"github.com/shellcap/shellcap/toolset"
+)
+
+// WorkspaceHeader is the HTTP header by which an MCP client of the front
+// door names its workspace, as HOST:PATH; it must be one the front door
+// serves. Without it a call goes to the front door's default workspace.
+const WorkspaceHeader = "Shellcap-Workspace"
+
+// ErrWorkspaceNotServed reports a workspace the front door was not given
+// (FrontDoorOptions.Workspaces).
+var ErrWorkspaceNotServed = errors.New("the workspace is not served by this front door")
+
+// FrontDoorOptions configures a [FrontDoor].
+type FrontDoorOptions struct {
+	// Workspaces are the workspaces the front door serves. Required: at
+	// least one.
+	Workspaces []WorkspaceRef
+	// Default is the workspace of a call that names none (stdio, an HTTP
+	// client without WorkspaceHeader). The zero value means the first of
+	// Workspaces; otherwise it must be one of them.
+	Default WorkspaceRef
+}
+
+// FrontDoor is a toolset.Remote that makes every tool call a call on the
+// session workflow of its workspace ([CallSession]): give it to
+// mcpserver.Options.Remote (or toolset.Options.Remote) and the MCP server
+// becomes the front door of a fleet of workers, each command running on
+// the host that owns its workspace. Each MCP session is a conversation.
+// It is safe for concurrent use.
+type FrontDoor struct {
+	c          client.Client
+	workspaces []WorkspaceRef
+	def        WorkspaceRef
+}
+
+// NewFrontDoor builds the front door on client c.
+func NewFrontDoor(c client.Client, opts FrontDoorOptions) (*FrontDoor, error) {
+	if c == nil {
+		return nil, errors.New("temporal: NewFrontDoor needs a client")
+	}
+	if len(opts.Workspaces) == 0 {
+		return nil, errors.New("temporal: the front door needs at least one workspace")
+	}
+	for _, ws := range opts.Workspaces {
+		if err := ws.Validate(); err != nil {
+			return nil, fmt.Errorf("temporal: front door: %w", err)
+		}
+	}
+	def := opts.Default
+	if def == (WorkspaceRef{}) {
+		def = opts.Workspaces[0]
+	} else if !slices.Contains(opts.Workspaces, def) {
+		return nil, fmt.Errorf("temporal: the front door's default workspace %s is not one of its workspaces", def)
+	}
+	return &FrontDoor{c: c, workspaces: slices.Clone(opts.Workspaces), def: def}, nil
+}
+
+// ParseWorkspace parses HOST:PATH (the form of --workspace and of
+// WorkspaceHeader) into a validated WorkspaceRef.
+func ParseWorkspace(s string) (WorkspaceRef, error) {
+	host, path, ok := strings.Cut(s, ":")
+	if !ok {
+		return WorkspaceRef{}, fmt.Errorf("invalid workspace %q: want HOST:PATH (e.g. build1:/srv/repo)", s)
+	}
+	ws := WorkspaceRef{Host: host, Path: path}
+	if err := ws.Validate(); err != nil {
+		return WorkspaceRef{}, err
+	}
+	return ws, nil
+}
+
+// Workspace returns the workspace a call in ctx goes to: the one its HTTP
+// request names in WorkspaceHeader, else the default. A header naming a
+// workspace the front door does not serve is ErrWorkspaceNotServed.
+func (f *FrontDoor) Workspace(ctx context.Context) (WorkspaceRef, error) {
+	named := mcpserver.RequestHeader(ctx).Get(WorkspaceHeader)
+	if named == "" {
+		return f.def, nil
+	}
+	ws, err := ParseWorkspace(named)
+	if err == nil && slices.Contains(f.workspaces, ws) {
+		return ws, nil
+	}
+	served := make([]string, len(f.workspaces))
+	for i, w := range f.workspaces {
+		served[i] = w.String()
+	}
+	return WorkspaceRef{}, fmt.Errorf("%w: the %s header names %s; this server serves %s", ErrWorkspaceNotServed,
+		WorkspaceHeader, toolset.Echo(named), strings.Join(served, ", "))
+}
+
+// Call makes the tool call on the session workflow of the call's
+// workspace; see [toolset.Remote]. A workspace the front door does not
+// serve is a result with IsError saying so; nothing runs.
+func (f *FrontDoor) Call(ctx context.Context, conversation, name string, args json.RawMessage, hooks toolset.Hooks) (*toolset.Result, error) {
+	ws, err := f.Workspace(ctx)
+	if err != nil {
+		return &toolset.Result{Text: "The server refused this call: " + err.Error() + ".", Err: err, IsError: true}, nil
+	}
+	res, err := CallSession(ctx, f.c, ws, ToolCall{Conversation: conversation, Tool: name, Args: args, Answer: hooks.Answer})
+	if err != nil {
+		return nil, err
+	}
+	return toolsetResult(res), nil
+}
+
+// toolsetResult is a session's result as a toolset result.
+func toolsetResult(res ToolResult) *toolset.Result {
+	out := &toolset.Result{Text: res.Text, Notices: res.Notices, IsError: res.IsError, Pending: res.Pending}
+	if len(res.Structured) > 0 {
+		out.Structured = res.Structured
+	}
+	if res.IsError {
+		out.Err = errors.New(res.Text)
+	}
+	return out
+}
+
+// Close does nothing: a conversation's bash shell on its worker ends with
+// the worker (or when the workspace's toolset closes it); its jobs keep
+// running, as they do when a local conversation ends.
+func (f *FrontDoor) Close(conversation string) error { return nil }
+
+var _ toolset.Remote = (*FrontDoor)(nil)
