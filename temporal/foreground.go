@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 
@@ -254,6 +255,7 @@ func (f *foreground) settle(d *safefs.Dir, name string, rec fgRecord) {
 			f.logger.Warn("shellcap: cannot kill an orphaned foreground command", "pgid", rec.PGID, "error", err)
 			return
 		}
+		waitGroupGone(rec.PGID, time.Second)
 		f.logger.Info("shellcap: killed the process group of an interrupted foreground command",
 			"pgid", rec.PGID, "workflow_id", rec.WorkflowID, "activity_id", rec.ActivityID, "attempt", rec.Attempt)
 	case err == nil && leader.StartTicks == rec.StartTicks:
@@ -266,6 +268,16 @@ func (f *foreground) settle(d *safefs.Dir, name string, rec fgRecord) {
 	}
 	if err := d.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		f.logger.Warn("shellcap: cannot remove a foreground record", "record", d.Join(name), "error", err)
+	}
+}
+
+// waitGroupGone waits up to d until no live process is left in group pgid
+// (zombies wait for their new parent to reap them).
+func waitGroupGone(pgid int, d time.Duration) {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if members, err := proc.GroupMembers(pgid, 0); err != nil || len(members) == 0 {
+			return
+		}
 	}
 }
 
