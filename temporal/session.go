@@ -3,7 +3,6 @@ package temporal
 import (
 	"encoding/json"
 	"errors"
-	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -83,15 +82,6 @@ type SessionJob struct {
 	// ExitCode is the exit code once a result reported one.
 	ExitCode *int `json:"exit_code,omitempty"`
 }
-
-// sessionActivityTimeout bounds one Call activity of the session: longer
-// than any tool waits (run_command's and bash's MaxTimeout, wait_command's
-// longest wait), so the timeout that ends a command is the tool's own.
-// The heartbeat timeout finds a dead worker sooner.
-const (
-	sessionActivityTimeout  = 30 * time.Minute
-	sessionHeartbeatTimeout = 10 * time.Second
-)
 
 // SessionWorkflow is the session workflow of one workspace: it runs on the
 // workspace's host queue under the ID SessionWorkflowID(ws), serves the
@@ -175,7 +165,7 @@ func (s *sessionRun) call(ctx workflow.Context, call ToolCall) (ToolResult, erro
 	if call.Tool == toolset.BashTool && conv != "" && call.Cwd == "" {
 		call.Cwd = s.state.Cwd[conv]
 	}
-	res, err := sessionCall(ctx, s.state.Workspace, call)
+	res, err := Call(ctx, s.state.Workspace, call)
 	s.state.Calls++
 	if err != nil {
 		var refusal *Refusal
@@ -191,21 +181,6 @@ func (s *sessionRun) call(ctx workflow.Context, call ToolCall) (ToolResult, erro
 		s.state.Cwd[conv] = res.Cwd
 	}
 	s.recordJobs(call, res)
-	return res, nil
-}
-
-// sessionCall runs the call on the workspace's host: the Call activity.
-func sessionCall(ctx workflow.Context, ws WorkspaceRef, call ToolCall) (ToolResult, error) {
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           ws.TaskQueue(),
-		StartToCloseTimeout: sessionActivityTimeout,
-		HeartbeatTimeout:    sessionHeartbeatTimeout,
-	})
-	var res ToolResult
-	err := workflow.ExecuteActivity(actx, ActivityCall, CallInput{Workspace: ws, Call: call}).Get(actx, &res)
-	if err != nil {
-		return ToolResult{}, refusalOf(err)
-	}
 	return res, nil
 }
 
