@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.temporal.io/sdk/client"
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/mcpserver"
@@ -30,26 +31,31 @@ const legacyProtocol = "2025-11-25"
 // workspaces, the first the default; it returns the endpoint.
 func (e *env) frontDoor(workspaces ...WorkspaceRef) (string, *mcpserver.Server) {
 	e.t.Helper()
-	fd, err := NewFrontDoor(e.c, FrontDoorOptions{Workspaces: workspaces})
+	return serveFrontDoor(e.t, e.c, workspaces...)
+}
+
+func serveFrontDoor(tb testing.TB, c client.Client, workspaces ...WorkspaceRef) (string, *mcpserver.Server) {
+	tb.Helper()
+	fd, err := NewFrontDoor(c, FrontDoorOptions{Workspaces: workspaces})
 	if err != nil {
-		e.t.Fatal(err)
+		tb.Fatal(err)
 	}
 	srv, err := mcpserver.New(mcpserver.Options{Remote: fd})
 	if err != nil {
-		e.t.Fatal(err)
+		tb.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		e.t.Fatal(err)
+		tb.Fatal(err)
 	}
 	h, err := srv.HTTPHandler(mcpserver.HTTPOptions{Addr: ln.Addr().String()})
 	if err != nil {
-		e.t.Fatal(err)
+		tb.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = srv.Serve(ctx, ln, h); close(done) }()
-	e.t.Cleanup(func() { cancel(); <-done; srv.Close() })
+	tb.Cleanup(func() { cancel(); <-done; srv.Close() })
 	return "http://" + ln.Addr().String() + "/", srv
 }
 
@@ -69,6 +75,11 @@ func (h withHeader) RoundTrip(r *http.Request) (*http.Response, error) {
 // client's latest.
 func (e *env) mcpClient(endpoint, workspace, protocol string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	e.t.Helper()
+	return connectMCP(e.t, endpoint, workspace, protocol, opts)
+}
+
+func connectMCP(tb testing.TB, endpoint, workspace, protocol string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	tb.Helper()
 	hc := &http.Client{}
 	if workspace != "" {
 		hc.Transport = withHeader{WorkspaceHeader, workspace}
@@ -78,14 +89,14 @@ func (e *env) mcpClient(endpoint, workspace, protocol string, opts *mcp.ClientOp
 	defer cancel()
 	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
-		e.t.Fatal(err)
+		tb.Fatal(err)
 	}
-	e.t.Cleanup(func() { cs.Close() })
+	tb.Cleanup(func() { cs.Close() })
 	return cs
 }
 
 // callText calls a tool and returns its text content and error flag.
-func callText(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool, *mcp.CallToolResult) {
+func callText(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool, *mcp.CallToolResult) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -104,7 +115,7 @@ func callText(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]
 
 // localToolset is the toolset a worker of host builds for workspace ws,
 // built here: what the model would read without Temporal.
-func localToolset(t *testing.T, host, ws string) *toolset.Toolset {
+func localToolset(t testing.TB, host, ws string) *toolset.Toolset {
 	t.Helper()
 	so := testWorkerOptions(host, ws, "", time.Second).Shell(ws)
 	so.Workspace = ws
