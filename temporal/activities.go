@@ -63,9 +63,8 @@ type CallInput struct {
 }
 
 // Activities are the activities a worker registers (under the Activity
-// names) on its host's task queue. [NewWorker] builds and registers them;
-// a program with its own worker may register the ones [NewActivities]
-// returns. Their methods are called by the Temporal SDK.
+// names) on its host's task queue. [NewWorker] builds and registers them
+// ([Worker.Activities]); their methods are called by the Temporal SDK.
 type Activities struct {
 	host     string
 	ws       *workspaces

@@ -182,7 +182,7 @@ func TestRetriedStartReattaches(t *testing.T) {
 	if n := counter.count(ActivityStart); n != 2 {
 		t.Fatalf("%d attempts of the start, want 2 (the first failed after the job started)", n)
 	}
-	if !job.Reattached || !strings.Contains(job.Text, job.ID) {
+	if !job.Reattached || !strings.Contains(job.Text, job.ID) || !strings.Contains(job.Text, "Re-attached") {
 		t.Fatalf("the retried start: %+v, want it re-attached to the first attempt's job", job)
 	}
 	waitFile(t, join(ref, "starts"))
@@ -203,4 +203,65 @@ func TestRetriedStartReattaches(t *testing.T) {
 func groupAlive(pgid int) bool {
 	members, err := proc.GroupMembers(pgid, 0)
 	return err == nil && len(members) > 0
+}
+
+// TestWorkerStopRetries: a worker stopped mid-command stops the command's
+// group and fails the attempt as retryable; the call runs again on the
+// next worker of the host, to the end.
+func TestWorkerStopRetries(t *testing.T) {
+	e := newEnv(t, crashWorkflow)
+	host := "stop-" + sanitize(t.Name())
+	ws := t.TempDir()
+	ref := WorkspaceRef{Host: host, Path: ws}
+	o := testWorkerOptions(host, ws, e.keyDir, 200*time.Millisecond)
+	w1, err := NewWorker(e.c, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := `echo run >> runs; n=$(wc -l < runs); echo $$ > pgid.$n; if [ "$n" = 1 ]; then sleep 300; fi; echo "done $n"`
+	run := e.start(ctx, crashWorkflow, ref, Request{Command: cmd, Timeout: 5 * time.Minute})
+	pgid := atoi(t, waitFile(t, join(ref, "pgid.1")))
+	w1.Stop()
+	if groupAlive(pgid) {
+		t.Fatalf("the first attempt's group %d outlived its worker's Stop", pgid)
+	}
+	w2, err := NewWorker(e.c, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Stop()
+	var res Result
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Stdout != "done 2\n" || lines(t, join(ref, "runs")) != 2 {
+		t.Fatalf("after the stop: stdout %q, %d runs; want the command run once more", res.Stdout, lines(t, join(ref, "runs")))
+	}
+}
+
+// TestDefaultShell: a worker with the default Shell options runs commands,
+// with DieWithProcess on Linux.
+func TestDefaultShell(t *testing.T) {
+	if !defaultShellOptions().DieWithProcess || defaultShellOptions().Approve == nil {
+		t.Fatalf("default Shell options %+v", defaultShellOptions())
+	}
+	e := newEnv(t, runWorkflow)
+	ref := e.host("default-"+sanitize(t.Name()), func(o *WorkerOptions) { o.Shell = nil })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var res Result
+	if err := e.start(ctx, runWorkflow, ref, Request{Command: "echo $((6*7))"}).Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Stdout != "42\n" {
+		t.Fatalf("%+v", res)
+	}
 }

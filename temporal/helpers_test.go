@@ -101,14 +101,14 @@ func (o WorkerOptions) withKeyDir(dir string) WorkerOptions {
 // env is one test's Temporal: the shared dev server, a client, and a
 // worker for the test's workflows on a queue of its own.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	srv     *devserver.Server
 	c       client.Client
 	wfQueue string
 	keyDir  string
 }
 
-func newEnv(t *testing.T, workflows ...any) *env {
+func newEnv(t testing.TB, workflows ...any) *env {
 	t.Helper()
 	srv := devserver.ForTest(t)
 	e := &env{t: t, srv: srv, c: srv.Dial(t), wfQueue: "wf-" + sanitize(t.Name()), keyDir: t.TempDir()}
@@ -202,7 +202,7 @@ func (p *workerProcess) kill() {
 }
 
 // waitFile waits up to a minute for path to hold a line, and returns it.
-func waitFile(t *testing.T, path string) string {
+func waitFile(t testing.TB, path string) string {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
@@ -239,10 +239,3 @@ func join(ws WorkspaceRef, name string) string { return filepath.Join(ws.Path, n
 func runWorkflow(ctx workflow.Context, ws WorkspaceRef, req Request) (Result, error) {
 	return Run(ctx, ws, req)
 }
-
-type quietLogger struct{}
-
-func (quietLogger) Debug(string, ...any) {}
-func (quietLogger) Info(string, ...any)  {}
-func (quietLogger) Warn(string, ...any)  {}
-func (quietLogger) Error(string, ...any) {}

@@ -35,7 +35,8 @@ type WorkerOptions struct {
 	// is set to the workspace). Nil means shellcap's safe defaults with
 	// Approve: toolset.Approve, so a command the policy wants approved is
 	// asked about through a tool call's hooks (the Call activity's
-	// interrupt) and refused elsewhere.
+	// interrupt) and refused elsewhere, and, on Linux, DieWithProcess, so
+	// that the worker's foreground commands die with it.
 	Shell func(workspace string) shellcap.Options
 
 	// Jobs configures each workspace's jobs.Manager; the zero value is

@@ -67,7 +67,7 @@ func (w *workspace) get(opts *WorkerOptions) (*shellcap.Shell, *jobs.Manager, *t
 	if w.tools != nil {
 		return w.shell, w.jobs, w.tools, nil
 	}
-	so := shellcap.Options{Approve: toolset.Approve}
+	so := defaultShellOptions()
 	if opts.Shell != nil {
 		so = opts.Shell(w.path)
 	}

@@ -1,0 +1,124 @@
+package temporal
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	sdktemporal "go.temporal.io/sdk/temporal"
+
+	"github.com/shellcap/shellcap"
+	"github.com/shellcap/shellcap/jobs"
+	"github.com/shellcap/shellcap/toolset"
+)
+
+// TestTrackerTail: the tail keeps the last TailBytes of both streams as
+// they arrived, starts on a UTF-8 boundary, and the counts are per stream.
+func TestTrackerTail(t *testing.T) {
+	tr := newTracker()
+	tr.output(shellcap.Stdout, []byte(strings.Repeat("é", TailBytes))) // 2 bytes each
+	tr.output(shellcap.Stderr, []byte("x"))
+	p := tr.progress()
+	if p.StdoutBytes != 2*TailBytes || p.StderrBytes != 1 {
+		t.Fatalf("counts %d+%d", p.StdoutBytes, p.StderrBytes)
+	}
+	if !utf8.ValidString(p.Tail) || len(p.Tail) > TailBytes || !strings.HasSuffix(p.Tail, "éx") {
+		t.Fatalf("tail of %d bytes, valid %v, ends %q", len(p.Tail), utf8.ValidString(p.Tail), p.Tail[len(p.Tail)-4:])
+	}
+	tr.output(shellcap.Stdout, []byte(strings.Repeat("a", 3*TailBytes)))
+	if p := tr.progress(); p.Tail != strings.Repeat("a", TailBytes) {
+		t.Fatalf("a long write's tail: %d bytes", len(p.Tail))
+	}
+}
+
+// TestRefusalRoundTrip: what an activity refuses with comes back to the
+// workflow as a *Refusal of the same kind and text, matching the host's
+// sentinel with errors.Is and unwrapping to the Temporal error.
+func TestRefusalRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		cause error
+		kind  string
+	}{
+		{&shellcap.PolicyError{Kind: shellcap.ErrDenied, Msg: "no"}, KindDenied},
+		{&shellcap.PolicyError{Kind: shellcap.ErrNotApproved, Msg: "ask"}, KindNotApproved},
+		{&shellcap.RequestError{Kind: shellcap.ErrNULByte}, KindBadRequest},
+		{&shellcap.RequestError{Kind: shellcap.ErrTimeoutRange, Msg: "too long"}, KindBadRequest},
+		{&shellcap.StartError{Err: errors.New("no fork")}, KindSpawn},
+		{fmt.Errorf("x: %w", jobs.ErrUnknownID), KindUnknownJob},
+		{fmt.Errorf("x: %w", jobs.ErrNoStdin), KindJob},
+		{fmt.Errorf("x: %w", shellcap.ErrSandbox), KindSandbox},
+	} {
+		text := "the model's text for " + tc.cause.Error()
+		err := refuse(text, tc.cause)
+		var app *sdktemporal.ApplicationError
+		if !errors.As(err, &app) || !app.NonRetryable() || app.Type() != tc.kind {
+			t.Errorf("%v: %v, want a non-retryable %s", tc.cause, err, tc.kind)
+			continue
+		}
+		// As a workflow sees it: the application error travels by its
+		// type, message and details.
+		got := refusalOf(sdktemporal.NewNonRetryableApplicationError(app.Message(), app.Type(), nil, detailsOf(t, app)))
+		var r *Refusal
+		if !errors.As(got, &r) || r.Kind != tc.kind || r.Text != text || r.Error() != text {
+			t.Errorf("%v: came back as %#v", tc.cause, got)
+			continue
+		}
+		for _, s := range sentinels {
+			if errors.Is(tc.cause, s) != errors.Is(got, s) {
+				t.Errorf("%v: errors.Is(%v) is %v on the host, %v in the workflow", tc.cause, s, errors.Is(tc.cause, s), errors.Is(got, s))
+			}
+		}
+		if !errors.As(got, &app) {
+			t.Errorf("%v: the refusal does not unwrap to the Temporal error", tc.cause)
+		}
+	}
+	other := errors.New("infrastructure")
+	if refusalOf(other) != other {
+		t.Fatal("an error that is not a refusal changed")
+	}
+}
+
+func detailsOf(t *testing.T, app *sdktemporal.ApplicationError) refusalDetails {
+	t.Helper()
+	var d refusalDetails
+	if err := app.Details(&d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestCallBudget: a tool call's activity budget follows its timeout
+// argument, else its tool's longest default.
+func TestCallBudget(t *testing.T) {
+	for _, tc := range []struct {
+		tool string
+		args string
+		want time.Duration
+	}{
+		{toolset.RunCommand, `{"command":"x","timeout_seconds":90}`, 90 * time.Second},
+		{toolset.RunCommand, `{"command":"x"}`, shellcap.DefaultMaxTimeout},
+		{toolset.BashTool, `{"command":"x","timeout_seconds":1.5}`, 1500 * time.Millisecond},
+		{toolset.WaitCommand, `{"command_id":"x","timeout_seconds":600}`, 10 * time.Minute},
+		{toolset.ShellTool, `{"command":"x","timeout":12}`, 12 * time.Second},
+		{toolset.ShellTool, `{"command":"x"}`, jobs.MaxShellTimeout},
+		{toolset.RunCommand, `{"timeout_seconds":-3}`, shellcap.DefaultMaxTimeout},
+		{toolset.RunCommand, `not json`, shellcap.DefaultMaxTimeout},
+		{toolset.ListCommands, `{}`, shortCall},
+	} {
+		if got := callBudget(ToolCall{Tool: tc.tool, Args: json.RawMessage(tc.args)}); got != tc.want {
+			t.Errorf("%s %s: budget %v, want %v", tc.tool, tc.args, got, tc.want)
+		}
+	}
+}
+
+// quietLogger is a Temporal logger that drops everything.
+type quietLogger struct{}
+
+func (quietLogger) Debug(string, ...any) {}
+func (quietLogger) Info(string, ...any)  {}
+func (quietLogger) Warn(string, ...any)  {}
+func (quietLogger) Error(string, ...any) {}
