@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/shellcap/shellcap/mcpserver"
@@ -44,7 +47,18 @@ type FrontDoor struct {
 	c          client.Client
 	workspaces []WorkspaceRef
 	def        WorkspaceRef
+
+	mu     sync.Mutex
+	polled map[string]time.Time // host -> when a worker was last seen polling its queue
 }
+
+// pollerCheckEvery is how long a host whose worker was seen polling is
+// trusted before the front door looks again.
+const pollerCheckEvery = 30 * time.Second
+
+// noPollerLooks is how many times, 250 ms apart, the front door looks for
+// a worker of a host before it refuses the call.
+const noPollerLooks = 12
 
 // NewFrontDoor builds the front door on client c.
 func NewFrontDoor(c client.Client, opts FrontDoorOptions) (*FrontDoor, error) {
@@ -65,7 +79,7 @@ func NewFrontDoor(c client.Client, opts FrontDoorOptions) (*FrontDoor, error) {
 	} else if !slices.Contains(opts.Workspaces, def) {
 		return nil, fmt.Errorf("temporal: the front door's default workspace %s is not one of its workspaces", def)
 	}
-	return &FrontDoor{c: c, workspaces: slices.Clone(opts.Workspaces), def: def}, nil
+	return &FrontDoor{c: c, workspaces: slices.Clone(opts.Workspaces), def: def, polled: map[string]time.Time{}}, nil
 }
 
 // ParseWorkspace parses HOST:PATH (the form of --workspace and of
@@ -110,11 +124,50 @@ func (f *FrontDoor) Call(ctx context.Context, conversation, name string, args js
 	if err != nil {
 		return &toolset.Result{Text: "The server refused this call: " + err.Error() + ".", Err: err, IsError: true}, nil
 	}
+	if msg := f.noWorker(ctx, ws); msg != "" {
+		return &toolset.Result{Text: msg, Err: errors.New(msg), IsError: true}, nil
+	}
 	res, err := CallSession(ctx, f.c, ws, ToolCall{Conversation: conversation, Tool: name, Args: args, Answer: hooks.Answer})
 	if err != nil {
 		return nil, err
 	}
 	return toolsetResult(res), nil
+}
+
+// noWorker returns why no call can reach the host of ws: Temporal has
+// seen no worker poll its task queue (never started, or gone for
+// minutes); "" when one was seen. A worker that has just died is still
+// seen: the call then waits for its restart, as durable calls do.
+func (f *FrontDoor) noWorker(ctx context.Context, ws WorkspaceRef) string {
+	f.mu.Lock()
+	seen, ok := f.polled[ws.Host]
+	f.mu.Unlock()
+	if ok && time.Since(seen) < pollerCheckEvery {
+		return ""
+	}
+	// A worker that has just started may not have polled yet: look a
+	// few times before refusing.
+	for attempt := 0; ; attempt++ {
+		resp, err := f.c.DescribeTaskQueue(ctx, ws.TaskQueue(), enumspb.TASK_QUEUE_TYPE_WORKFLOW)
+		if err != nil {
+			return "" // cannot tell: the call itself reports what is wrong
+		}
+		if len(resp.GetPollers()) > 0 {
+			break
+		}
+		if attempt == noPollerLooks-1 || ctx.Err() != nil {
+			return fmt.Sprintf("The server could not carry out this call: no worker serves the host %s of the workspace %s (nothing polls the task queue %s), so nothing ran. Ask the user to start one on that host: shellcap worker --temporal HOST:PORT --host %s --workspace %s",
+				ws.Host, ws, ws.TaskQueue(), ws.Host, ws.Path)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	f.mu.Lock()
+	f.polled[ws.Host] = time.Now()
+	f.mu.Unlock()
+	return ""
 }
 
 // toolsetResult is a session's result as a toolset result.

@@ -191,6 +191,11 @@ func TestFrontDoorRoutes(t *testing.T) {
 	if !isErr || !strings.Contains(text, "not served") || !strings.Contains(text, a.String()) {
 		t.Errorf("a workspace the front door does not serve: %q (error %v)", text, isErr)
 	}
+	orphanDoor, _ := e.frontDoor(WorkspaceRef{Host: "nobody-" + sanitize(t.Name()), Path: "/srv/none"})
+	nobody := e.mcpClient(orphanDoor, "", "", nil)
+	if text, isErr, _ := callText(t, nobody, toolset.RunCommand, map[string]any{"command": "true"}); !isErr || !strings.Contains(text, "no worker serves the host nobody-") {
+		t.Errorf("a host no worker serves: %q (error %v)", text, isErr)
+	}
 	malformed := e.mcpClient(endpoint, "no-path", "", nil)
 	if text, isErr, _ := callText(t, malformed, toolset.RunCommand, map[string]any{"command": "true"}); !isErr || !strings.Contains(text, WorkspaceHeader) {
 		t.Errorf("a malformed %s: %q (error %v)", WorkspaceHeader, text, isErr)
