@@ -148,3 +148,35 @@ func TestWorkerAndServe(t *testing.T) {
 		t.Errorf("worker exited %d on SIGTERM", st)
 	}
 }
+
+// TestServeStdio: `serve --stdio` is the front door for one MCP client on
+// stdin and stdout: its bash shell keeps its directory between calls and
+// its commands run in the worker's workspace.
+func TestServeStdio(t *testing.T) {
+	srv := devserver.ForTest(t)
+	ws := t.TempDir()
+	host := "stdio-" + strconv.Itoa(os.Getpid())
+	proc(t, "worker", "--temporal", srv.Addr, "--host", host, "--workspace", ws)
+	cmd := exec.Command(os.Args[0], "serve", "--temporal", srv.Addr, "--workspace", host+":"+ws, "--stdio")
+	cmd.Env = append(os.Environ(), envMain+"=1")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, step := range []struct{ command, want string }{
+		{"mkdir -p sub && cd sub && echo in", "in"},
+		{"pwd", ws + "/sub"},
+	} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": step.command}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := res.Content[0].(*mcp.TextContent).Text; res.IsError || !strings.Contains(text, step.want+"\n") {
+			t.Fatalf("bash %q over stdio: %q, want %q", step.command, text, step.want)
+		}
+	}
+}
