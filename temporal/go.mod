@@ -5,6 +5,7 @@ go 1.26.5
 replace github.com/shellcap/shellcap => ..
 
 require (
+	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/shellcap/shellcap v0.0.0-00010101000000-000000000000
 	go.temporal.io/api v1.64.3
 	go.temporal.io/sdk v1.51.0
@@ -19,7 +20,6 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.2 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.22.0 // indirect
-	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
 	github.com/nexus-rpc/nexus-proto-annotations v0.1.0 // indirect
 	github.com/nexus-rpc/sdk-go v0.7.0 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
