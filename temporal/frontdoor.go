@@ -49,7 +49,8 @@ type FrontDoor struct {
 	def        WorkspaceRef
 
 	mu     sync.Mutex
-	polled map[string]time.Time // host -> when a worker was last seen polling its queue
+	polled map[string]time.Time             // host -> when a worker was last seen polling its queue
+	used   map[string]map[WorkspaceRef]bool // conversation -> the workspaces it called
 }
 
 // pollerCheckEvery is how long a host whose worker was seen polling is
@@ -79,7 +80,7 @@ func NewFrontDoor(c client.Client, opts FrontDoorOptions) (*FrontDoor, error) {
 	} else if !slices.Contains(opts.Workspaces, def) {
 		return nil, fmt.Errorf("temporal: the front door's default workspace %s is not one of its workspaces", def)
 	}
-	return &FrontDoor{c: c, workspaces: slices.Clone(opts.Workspaces), def: def, polled: map[string]time.Time{}}, nil
+	return &FrontDoor{c: c, workspaces: slices.Clone(opts.Workspaces), def: def, polled: map[string]time.Time{}, used: map[string]map[WorkspaceRef]bool{}}, nil
 }
 
 // ParseWorkspace parses HOST:PATH (the form of --workspace and of
@@ -126,6 +127,14 @@ func (f *FrontDoor) Call(ctx context.Context, conversation, name string, args js
 	}
 	if msg := f.noWorker(ctx, ws); msg != "" {
 		return &toolset.Result{Text: msg, Err: errors.New(msg), IsError: true}, nil
+	}
+	if conversation != "" {
+		f.mu.Lock()
+		if f.used[conversation] == nil {
+			f.used[conversation] = map[WorkspaceRef]bool{}
+		}
+		f.used[conversation][ws] = true
+		f.mu.Unlock()
 	}
 	res, err := CallSession(ctx, f.c, ws, ToolCall{Conversation: conversation, Tool: name, Args: args, Answer: hooks.Answer})
 	if err != nil {
@@ -182,9 +191,25 @@ func toolsetResult(res ToolResult) *toolset.Result {
 	return out
 }
 
-// Close does nothing: a conversation's bash shell on its worker ends with
-// the worker (or when the workspace's toolset closes it); its jobs keep
-// running, as they do when a local conversation ends.
-func (f *FrontDoor) Close(conversation string) error { return nil }
+// Close ends the conversation on the session of every workspace it
+// called ([CloseSession]): its bash shells on the hosts are closed; its
+// jobs keep running, as when a local conversation ends. It waits at most
+// closeWait per workspace.
+func (f *FrontDoor) Close(conversation string) error {
+	f.mu.Lock()
+	used := f.used[conversation]
+	delete(f.used, conversation)
+	f.mu.Unlock()
+	var errs []error
+	for ws := range used {
+		ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+		errs = append(errs, CloseSession(ctx, f.c, ws, conversation))
+		cancel()
+	}
+	return errors.Join(errs...)
+}
+
+// closeWait bounds the close of a conversation on one workspace.
+const closeWait = 2 * time.Minute
 
 var _ toolset.Remote = (*FrontDoor)(nil)

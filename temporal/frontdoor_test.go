@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -351,5 +353,40 @@ func TestFrontDoorJobTable(t *testing.T) {
 	}
 	if st.Calls != 3 {
 		t.Errorf("the session counted %d calls, want 3", st.Calls)
+	}
+}
+
+// TestFrontDoorCloseEndsShell: when an MCP session ends, its bash shell on
+// the worker ends too and the session workflow forgets its directory.
+func TestFrontDoorCloseEndsShell(t *testing.T) {
+	e := newEnv(t)
+	ref := e.host("fd-close-"+sanitize(t.Name()), nil)
+	endpoint, _ := e.frontDoor(ref)
+	cs := e.mcpClient(endpoint, "", legacyProtocol, nil)
+	text, isErr, _ := callText(t, cs, toolset.BashTool, map[string]any{"command": "mkdir -p d && cd d && echo $$"})
+	if isErr {
+		t.Fatal(text)
+	}
+	pid := 0
+	for _, f := range strings.Fields(text) {
+		if n, err := strconv.Atoi(f); err == nil {
+			pid = n
+		}
+	}
+	if pid <= 0 || syscall.Kill(pid, 0) != nil {
+		t.Fatalf("no live bash PID in %q", text)
+	}
+	cs.Close()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		st, err := SessionStatus(context.Background(), e.c, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Cwd) == 0 && syscall.Kill(pid, 0) != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after the MCP session ended: directories %v, bash %d alive: %v", st.Cwd, pid, syscall.Kill(pid, 0) == nil)
+		}
 	}
 }

@@ -116,6 +116,11 @@ func SessionWorkflow(ctx workflow.Context, in SessionInput) error {
 	}); err != nil {
 		return err
 	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, SessionCloseUpdate, s.close, workflow.UpdateHandlerOptions{
+		Validator: s.validateClose,
+	}); err != nil {
+		return err
+	}
 	err := workflow.Await(ctx, func() bool {
 		return (s.calls >= perRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested()) && s.accepted == s.calls
 	})
