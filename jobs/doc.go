@@ -43,6 +43,22 @@
 // has the message as "error" and no exit code. The error return is for
 // the host (a closed Manager or Shell, a supervisor that cannot start).
 //
+// # Idempotent starts
+//
+// A caller that may repeat a start (a retried durable activity, a
+// replayed tool call) chooses the job's ID, StartRequest.ID or
+// ShellRequest.ID, typically [DeriveID] of what names the call durably
+// (a workflow run ID and an activity ID). A start of an ID that already
+// names a job of the same command starts nothing and re-attaches: the
+// result has Reattached set and reports that job, running or finished
+// (with its exit code), also one started by a process that has since
+// died, or stopped and removed (its recorded final result). Starts of one
+// ID serialise on a lock file in the key directory, so concurrent starts,
+// from goroutines or from Managers in other processes, launch one
+// process; a launch that never reported (its host killed mid-launch) is
+// waited for up to the launch timeout before it is cleared and started
+// afresh.
+//
 // # Settings from the Shell
 //
 // A job runs through the Shell's own pipeline (internal/core): the same
@@ -116,7 +132,8 @@
 //
 // Commands pass the Shell's input checks, policy and approval before
 // anything starts. IDs are
-// 128 random bits; a malformed ID is rejected before it reaches a path.
+// 128 random bits (or the caller's own, StartRequest.ID, of the same
+// shape); a malformed ID is rejected before it reaches a path.
 // The command's environment reaches the supervisor through an inherited
 // pipe, never argv. Stop never signals a process it cannot identify: the
 // supervisor is signalled through a pidfd opened and then checked against

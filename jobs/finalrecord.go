@@ -87,8 +87,16 @@ func (m *Manager) lockStop(id string) (*stopLock, error) {
 		return fail(err)
 	}
 	defer d.Close()
+	var unsafe error
 	for range 100 {
 		f, err := d.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+		if errors.Is(err, safefs.ErrUnsafe) {
+			// Most likely opened just as the Stop before dropped it (the
+			// file has no link left): try again. A file that stays
+			// unsafe (a symlink) is refused once the tries run out.
+			unsafe = err
+			continue
+		}
 		if err != nil {
 			return fail(err)
 		}
@@ -102,6 +110,9 @@ func (m *Manager) lockStop(id string) (*stopLock, error) {
 			return &stopLock{keyDir: m.keyDir, name: name, f: f}, nil
 		}
 		f.Close()
+	}
+	if unsafe != nil {
+		return fail(unsafe)
 	}
 	return fail(errors.New("the lock file keeps being replaced"))
 }
@@ -199,6 +210,10 @@ func (m *Manager) gcFinals(cutoff time.Time) {
 	defer d.Close()
 	names, _ := d.ReadDirNames()
 	for _, name := range names {
+		if id, ok := strings.CutPrefix(name, "job-"); ok && strings.HasSuffix(id, startLockSuffix) {
+			removeStaleStartLock(d, name, cutoff)
+			continue
+		}
 		id, ok := strings.CutPrefix(name, "job-")
 		if id, ok = strings.CutSuffix(id, finalSuffix); !ok || !validID(id) {
 			continue

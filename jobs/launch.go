@@ -231,6 +231,7 @@ func (m *Manager) launch(ctx context.Context, j *job, sp *spec, env []string, ex
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
+	sp.StartBy = deadline.UnixNano()
 	data, _ := json.Marshal(sp)
 	_ = specW.SetWriteDeadline(deadline)
 	_, werr := specW.Write(data)

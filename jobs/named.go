@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/shellcap/shellcap/internal/safefs"
@@ -25,11 +26,18 @@ import (
 // or the final result a Stop left), and only when there is none launches
 // it. A job directory without a signed status is a launch that has not
 // reported yet or never will (its host was killed mid-launch): the start
-// waits for the status up to the launch timeout, counted from the
-// directory's last change, and only then removes what is left.
+// waits for the status up to the launch timeout (with a margin), counted
+// from the directory's last change, and only then removes what is left:
+// a supervisor starts no command once its launch timed out.
 
 // startLockSuffix names a job's start lock: job-<id>.start.
 const startLockSuffix = ".start"
+
+// launchSettle is how long after a job directory last changed a start
+// waits for its status: the supervisor starts no command after the
+// launch timeout (spec.StartBy), and writes the status right after it
+// started one.
+const launchSettle = launchTimeout + 5*time.Second
 
 func startLockName(id string) string { return "job-" + id + startLockSuffix }
 
@@ -92,7 +100,7 @@ func (m *Manager) existing(cfg startConfig) (out startOutcome, ok bool) {
 // settleLaunch deals with a job directory of id that has no signed
 // status (the start lock is held): a launch by a process that died before
 // it learnt the outcome, whose supervisor may still report. It waits for
-// the status until launchTimeout after the directory last changed; when
+// the status until launchSettle after the directory last changed; when
 // none comes it removes the directory. It returns when id has either a
 // status or no directory.
 func (m *Manager) settleLaunch(ctx context.Context, id string) error {
@@ -118,7 +126,7 @@ func (m *Manager) settleLaunch(ctx context.Context, id string) error {
 			root.Close()
 			return err
 		}
-		if time.Since(fi.ModTime()) > launchTimeout {
+		if time.Since(fi.ModTime()) > launchSettle {
 			// Its launch is over: whatever started it has given up
 			// on it, or died with it.
 			err := root.RemoveAll(id)
@@ -212,5 +220,26 @@ func (m *Manager) lockStart(ctx context.Context, id string) (*startLock, error) 
 			return &startLock{keyDir: m.keyDir, name: name, f: f}, nil
 		}
 		f.Close()
+	}
+}
+
+// removeStaleStartLock removes the start lock name in the key directory d
+// when it is older than cutoff and nobody holds it: one left by a process
+// that died while it held it (a start that ends removes its own).
+func removeStaleStartLock(d *safefs.Dir, name string, cutoff time.Time) {
+	id := strings.TrimSuffix(strings.TrimPrefix(name, "job-"), startLockSuffix)
+	if !validID(id) {
+		return
+	}
+	if fi, err := d.Lstat(name); err != nil || !fi.ModTime().Before(cutoff) {
+		return
+	}
+	f, err := d.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if tryLockFile(f) == nil && same(f, d, name) {
+		_ = d.Remove(name)
 	}
 }

@@ -3,17 +3,21 @@
 package jobs_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/jobs"
 )
 
@@ -210,6 +214,24 @@ func TestStartWithIDFinished(t *testing.T) {
 	if n := runCount(t, ws); n != 2 {
 		t.Fatalf("the commands ran %d times, want 2", n)
 	}
+
+	// Stopped with its files kept: the job itself is still there.
+	id3 := jobs.DeriveID(t.Name(), "kept")
+	req3 := jobs.StartRequest{Command: runsCommand("sleep 300"), ID: id3}
+	first := start(t, m, req3)
+	waitFor(t, "the third run", func() bool { return runCount(t, ws) >= 3 })
+	if s, err := m.Stop(ctxFor(t), jobs.StopRequest{ID: first, Keep: true}); err != nil || !s.Kept {
+		t.Fatalf("Stop with Keep: %+v %v", s, err)
+	}
+	res, err := m2.Start(ctxFor(t), req3)
+	if err != nil || res.Err != nil || !res.Reattached || !res.Stopped || res.PID == 0 || res.Dir == "" ||
+		res.ExitCode == nil || *res.ExitCode != 143 || !strings.HasSuffix(res.Text(), "\n[stopped]\n[exit code: 143]") {
+		t.Fatalf("Start of the stopped, kept job = %+v %v (%q)", res, err, res.Text())
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := runCount(t, ws); n != 3 {
+		t.Fatalf("the commands ran %d times, want 3", n)
+	}
 }
 
 func TestStartWithInvalidOrTakenID(t *testing.T) {
@@ -308,7 +330,7 @@ func TestStartWithIDAfterFailedLaunch(t *testing.T) {
 	// Recent: waited for. Its status arrives (a job whose processes are
 	// gone, as if its supervisor died after reporting).
 	id2 := jobs.DeriveID(t.Name(), "recent")
-	dir := leftover(id2, 30*time.Second-1500*time.Millisecond)
+	dir := leftover(id2, 35*time.Second-1500*time.Millisecond)
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
@@ -333,7 +355,7 @@ func TestStartWithIDAfterFailedLaunch(t *testing.T) {
 	// Recent, and it never reports: removed after the launch timeout, then
 	// started afresh.
 	id3 := jobs.DeriveID(t.Name(), "never")
-	leftover(id3, 30*time.Second-1500*time.Millisecond)
+	leftover(id3, 35*time.Second-1500*time.Millisecond)
 	begin := time.Now()
 	res, err = m.Start(ctxFor(t), jobs.StartRequest{Command: command, ID: id3})
 	if err != nil || res.Err != nil || res.Reattached {
@@ -344,5 +366,172 @@ func TestStartWithIDAfterFailedLaunch(t *testing.T) {
 	}
 	if n := stopAndCountRuns(t, m, ws, id3, 2); n != 2 {
 		t.Fatalf("the commands ran %d times, want 2", n)
+	}
+}
+
+// TestStaleStartLockRemoved: a start lock left in the key directory by a
+// process that died holding it goes with Retention; a start's own lock
+// never outlives the start.
+func TestStaleStartLockRemoved(t *testing.T) {
+	keyDir := t.TempDir()
+	ws := t.TempDir()
+	stale := filepath.Join(keyDir, "job-"+jobs.DeriveID("stale")+".start")
+	fresh := filepath.Join(keyDir, "job-"+jobs.DeriveID("fresh")+".start")
+	for _, p := range []string{stale, fresh} {
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-jobs.DefaultRetention - time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	m := managerOn(t, newShell(t, ws), jobs.Options{KeyDir: keyDir})
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("stale start lock still there: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Fatalf("a recent start lock went: %v", err)
+	}
+	id := jobs.DeriveID(t.Name())
+	start(t, m, jobs.StartRequest{Command: "sleep 300", ID: id})
+	if _, err := os.Stat(filepath.Join(keyDir, "job-"+id+".start")); !os.IsNotExist(err) {
+		t.Fatalf("the start left its lock behind: %v", err)
+	}
+}
+
+// TestStartWithIDAcrossProcesses starts one ID from three host processes
+// and this one at once: one job, one run.
+func TestStartWithIDAcrossProcesses(t *testing.T) {
+	ws := t.TempDir()
+	id := jobs.DeriveID(t.Name())
+	command := runsCommand("sleep 300")
+	_, markValue, _ := strings.Cut(testMark, "=")
+	said := make(chan string, 3)
+	var hosts []*exec.Cmd
+	t.Cleanup(func() {
+		for _, h := range hosts {
+			_ = h.Process.Kill()
+			_ = h.Wait()
+		}
+	})
+	for range 3 {
+		host := exec.Command(os.Args[0], "-test.run=^$")
+		host.Env = append(os.Environ(), helperEnv+"=host", "SCTEST_JOBS_WS="+ws, "SCTEST_JOBS_MARKV="+markValue,
+			"SCTEST_JOBS_CMD="+command, "SCTEST_JOBS_ID="+id)
+		out, err := host.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := host.Start(); err != nil {
+			t.Fatal(err)
+		}
+		hosts = append(hosts, host)
+		go func() {
+			sc := bufio.NewScanner(out)
+			line := ""
+			if sc.Scan() {
+				line = sc.Text()
+			}
+			said <- line
+			_, _ = io.Copy(io.Discard, out)
+		}()
+	}
+	m := managerOn(t, newShell(t, ws), jobs.Options{})
+	res, err := m.Start(ctxFor(t), jobs.StartRequest{Command: command, ID: id})
+	if err != nil || res.Err != nil || res.ID != id {
+		t.Fatalf("Start: %+v %v", res, err)
+	}
+	for range hosts {
+		select {
+		case line := <-said:
+			if line != "ID "+id {
+				t.Fatalf("a host said %q, want ID %s", line, id)
+			}
+		case <-time.After(testTimeout):
+			t.Fatal("a host reported no job")
+		}
+	}
+	l, err := m.List(ctxFor(t))
+	if err != nil || len(l.Jobs) != 1 || l.Jobs[0].ID != id || l.Jobs[0].PID != res.PID {
+		t.Fatalf("List = %q, %v; want the one job %s (PID %d)", l.Text(), err, id, res.PID)
+	}
+	if n := stopAndCountRuns(t, m, ws, id, 1); n != 1 {
+		t.Fatalf("the command ran %d times, want 1", n)
+	}
+}
+
+// TestShellToolWithID: a foreground shell call repeated with its ID
+// reports the job the first call ran (its output, its exit code) without
+// running it again; once a Stop removed a job, only its end is left; a
+// Start job's ID is not the shell tool's.
+func TestShellToolWithID(t *testing.T) {
+	ws := t.TempDir()
+	m := managerOn(t, newShell(t, ws), jobs.Options{})
+	id := jobs.DeriveID(t.Name(), "fg")
+	req := jobs.ShellRequest{Command: runsCommand("echo hello; exit 3"), ID: id, Timeout: time.Minute}
+	first, err := m.ShellTool(ctxFor(t), req)
+	if err != nil || first.Err != nil || !first.Finished || first.Reattached {
+		t.Fatalf("first call: %+v %v", first, err)
+	}
+	again, err := m.ShellTool(ctxFor(t), req)
+	if err != nil || again.Err != nil {
+		t.Fatalf("second call: %v %v", err, again.Err)
+	}
+	if !again.Reattached || again.ID != id || again.PID != first.PID || !again.Finished ||
+		again.ExitCode == nil || *again.ExitCode != 3 || again.Output != first.Output {
+		t.Fatalf("second call = %+v, want the first one's job re-attached", again)
+	}
+	if !strings.HasPrefix(again.Text(), "[re-attached to the command already started with this ID (ID: "+id+")") ||
+		!strings.Contains(again.Text(), "hello\n") {
+		t.Fatalf("second call text = %q", again.Text())
+	}
+	if n := runCount(t, ws); n != 1 {
+		t.Fatalf("the command ran %d times, want 1", n)
+	}
+
+	id2 := jobs.DeriveID(t.Name(), "bg")
+	bg := jobs.ShellRequest{Command: runsCommand("sleep 300"), ID: id2, Mode: jobs.Background}
+	if res, err := m.ShellTool(ctxFor(t), bg); err != nil || res.Err != nil {
+		t.Fatalf("background call: %+v %v", res, err)
+	}
+	if n := stopAndCountRuns(t, m, ws, id2, 2); n != 2 {
+		t.Fatalf("the commands ran %d times, want 2", n)
+	}
+	res, err := m.ShellTool(ctxFor(t), bg)
+	if err != nil || res.Err != nil || !res.Reattached || !res.Finished || res.ExitCode == nil || *res.ExitCode != 143 || res.PID != 0 {
+		t.Fatalf("call after the Stop = %+v %v", res, err)
+	}
+	if want := "[re-attached to the command already started with this ID (ID: " + id2 + "); it was not started again]\n[stopped]\n[exit code: 143]"; res.Text() != want {
+		t.Fatalf("text = %q, want %q", res.Text(), want)
+	}
+
+	id3 := jobs.DeriveID(t.Name(), "start")
+	start(t, m, jobs.StartRequest{Command: "sleep 300", ID: id3})
+	res, err = m.ShellTool(ctxFor(t), jobs.ShellRequest{Command: "sleep 300", ID: id3, Mode: jobs.Background})
+	if err != nil || !errors.Is(res.Err, jobs.ErrIDConflict) {
+		t.Fatalf("shell call over a Start job's ID = %+v %v, want ErrIDConflict", res, err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := runCount(t, ws); n != 2 {
+		t.Fatalf("the commands ran %d times, want 2", n)
+	}
+}
+
+// TestRunOnStart: Manager.Run calls Request.OnStart once with the PID of
+// the job's shell ($$ in the command).
+func TestRunOnStart(t *testing.T) {
+	m := newManager(t, jobs.Options{})
+	var pids []int
+	res, err := m.Run(ctxFor(t), shellcap.Request{Command: "echo $$", OnStart: func(pid int) { pids = append(pids, pid) }}, time.Minute)
+	if err != nil || res.Result == nil || res.Result.Err != nil {
+		t.Fatalf("Run: %+v %v", res, err)
+	}
+	if len(pids) != 1 || strings.TrimSpace(res.Result.Stdout) != strconv.Itoa(pids[0]) {
+		t.Fatalf("OnStart got %v; the shell said it is %q", pids, res.Result.Stdout)
+	}
+	denied, err := m.Run(ctxFor(t), shellcap.Request{Command: "rm -rf /", OnStart: func(pid int) { pids = append(pids, pid) }}, time.Minute)
+	if err != nil || denied.Result == nil || !errors.Is(denied.Result.Err, shellcap.ErrDenied) || len(pids) != 1 {
+		t.Fatalf("denied Run: %+v %v; OnStart calls %v", denied, err, pids)
 	}
 }

@@ -36,7 +36,10 @@ type StartRequest struct {
 	// ID, when set, is the job's ID, chosen by the caller so that
 	// starting it again is safe: 32 lower-case hex digits (DeriveID makes
 	// one from, say, a workflow run ID and an activity ID). Empty means a
-	// fresh random ID. See [Manager.Start].
+	// fresh random ID. See [Manager.Start]. Workspaces that share a
+	// KeyDir must not share IDs (the key directory keeps a stopped job's
+	// final result by ID alone): derive an ID from something that names
+	// the workspace's call, not from a name every workspace uses.
 	ID string
 }
 
@@ -48,17 +51,17 @@ type StartRequest struct {
 // With req.ID set, Start is idempotent. When a job with that ID exists in
 // the workspace (running or finished, started by this Manager or by
 // another one on the same workspace and KeyDir, also in a process that
-// has since died; or stopped and removed, with its final result recorded:
-// until Retention removes the job or that result), Start starts nothing and returns that job's StartResult with
-// Reattached set, its Status and, once known, its ExitCode: a finished
-// job is reported, never run again. The existing job must be of the same
+// has since died; or stopped and removed, with its final result recorded;
+// until Retention removes the job or that result), Start starts nothing
+// and returns that job's StartResult with Reattached set, its Status and,
+// once known, its ExitCode: a finished job is reported, never run again. The existing job must be of the same
 // command (with the same Stdin); otherwise the result's Err wraps
 // ErrIDConflict. An ID that is not 32 lower-case hex digits comes back as
 // a result whose Err wraps ErrInvalidID. Concurrent Starts of one ID, in
 // this process or others, serialise on a lock file in KeyDir
 // (job-<id>.start) and launch one process. A job directory left by a
 // launch that never reported (its host was killed mid-launch) is waited
-// for up to the launch timeout (30 s after it last changed) and then
+// for up to the launch timeout (35 s after it last changed) and then
 // removed and started afresh, so a second process never starts while the
 // first may run. A re-attaching Start is not admitted by the policy
 // again: it runs nothing.
@@ -73,7 +76,7 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*StartResult, er
 		res.ID, res.PID, res.PGID, res.Dir = out.job.id, out.st.PID, out.st.PGID, out.job.dir
 		res.Sandbox = out.st.Sandbox
 		if out.reattached {
-			res.Status, res.ExitCode = StatusRunning, out.st.ExitCode
+			res.Status, res.ExitCode, res.Stopped = StatusRunning, out.st.ExitCode, out.st.Stopped
 			if out.st.finished() {
 				res.Status = StatusFinished
 			}

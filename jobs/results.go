@@ -44,8 +44,8 @@ type StartResult struct {
 	// Reattached reports a Start with StartRequest.ID that found the job
 	// already started with that ID and started nothing: the fields are
 	// that job's. Status and ExitCode are set only then: the job's state
-	// and, once known, its exit code; Stopped reports one a Stop ended and
-	// removed (PID, PGID and Dir are then empty).
+	// and, once known, its exit code; Stopped reports one a Stop ended
+	// (PID, PGID and Dir are empty when the Stop also removed its files).
 	Reattached bool   `json:"reattached,omitempty"`
 	Status     Status `json:"status,omitempty"`
 	ExitCode   *int   `json:"exit_code,omitempty"`

@@ -177,3 +177,27 @@ func stopFiles(t *testing.T, keys string) []string {
 	}
 	return got
 }
+
+// Concurrent Stops of an ID no job has: each drops the lock file it made,
+// and one that opened the file just as another dropped it takes the lock
+// again instead of failing. Every Stop says the ID is unknown.
+func TestConcurrentStopsOfUnknownID(t *testing.T) {
+	m := newManager(t, jobs.Options{})
+	const id = "0123456789abcdef0123456789abcdef"
+	for round := range 30 {
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				res, err := m.Stop(ctxFor(t), jobs.StopRequest{ID: id})
+				if err != nil {
+					t.Errorf("round %d: Stop: %v", round, err)
+					return
+				}
+				if !errors.Is(res.Err, jobs.ErrUnknownID) {
+					t.Errorf("round %d: Stop = %q, want unknown ID", round, res.Text())
+				}
+			})
+		}
+		wg.Wait()
+	}
+}

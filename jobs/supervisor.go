@@ -95,6 +95,11 @@ type spec struct {
 	// host that dies before it reads the reply does not lose it, since a
 	// retried start finds it by that ID.
 	Named bool `json:"named,omitempty"`
+	// StartBy (Unix nanoseconds; 0: no bound) is when the host stops
+	// waiting for the reply: the supervisor does not start the command
+	// after it, so a launch whose host died is over by then (see
+	// settleLaunch).
+	StartBy int64 `json:"start_by,omitempty"`
 }
 
 // reply is the supervisor's answer once the command started (or failed to).
@@ -179,6 +184,9 @@ func (s *supervisor) run(replyFile *os.File) error {
 		if err != nil {
 			err = fmt.Errorf("cannot confine the job: %w", err)
 		}
+	}
+	if err == nil && s.sp.StartBy > 0 && time.Now().UnixNano() > s.sp.StartBy {
+		err = errors.New("the job's launch timed out before the command started")
 	}
 	if err == nil {
 		err = cmd.Start()

@@ -278,7 +278,7 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (ToolResult, error)
 	}
 	call := in.Call
 	if ts.Tool(call.Tool) == nil {
-		return ToolResult{}, refuseKind(KindUnknownTool, "", fmt.Sprintf("Unknown tool %s. The tools are: %s.", toolset.Echo(call.Tool), strings.Join(toolNames(ts), ", ")))
+		return ToolResult{}, refuseKind(KindUnknownTool, "toolset.ErrUnknownTool", fmt.Sprintf("Unknown tool %s. The tools are: %s.", toolset.Echo(call.Tool), strings.Join(toolNames(ts), ", ")))
 	}
 	conv := ts.Stateless()
 	if call.Conversation != "" {
@@ -297,7 +297,13 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (ToolResult, error)
 		// shell is not moved.
 		conv.SetBashDir(call.Cwd)
 	}
+	finish := func() {}
+	if call.Tool == toolset.RunCommand {
+		// Recorded like Run's, so a restarted worker finds the group.
+		hooks.OnStart, finish = a.fg.track(ctx, w, commandArg(call.Args))
+	}
 	res, err := conv.Call(ctx, call.Tool, call.Args, hooks)
+	finish()
 	if err != nil {
 		return ToolResult{}, a.hostError(ctx, err)
 	}
@@ -311,6 +317,16 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (ToolResult, error)
 		out.Cwd = res.Run.Cwd
 	}
 	return out, nil
+}
+
+// commandArg is the command argument of a tool call, for its foreground
+// record; empty when there is none.
+func commandArg(args json.RawMessage) string {
+	var a struct {
+		Command string `json:"command"`
+	}
+	_ = json.Unmarshal(args, &a)
+	return a.Command
 }
 
 func trackShellEvent(t *tracker, e jobs.ShellEvent) {

@@ -28,7 +28,9 @@ type Request struct {
 
 // Result is what a command run through [Run] did: every fact of
 // shellcap.Result that travels as JSON, the library's exact text, and the
-// host that ran it.
+// host that ran it. Each field up to Timeout means what the shellcap.Result
+// field of the same name means (Duration and Timeout travel in
+// nanoseconds); a refused command is a [*Refusal], never a Result.
 type Result struct {
 	Command             string                `json:"command"`
 	Stdout              string                `json:"stdout"`

@@ -5,6 +5,7 @@ package temporal
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,7 +80,7 @@ func TestCallMatchesToolset(t *testing.T) {
 	}
 
 	err = e.start(ctx, callWorkflow, ref, []ToolCall{{Tool: "no_such_tool"}}).Get(ctx, &got)
-	if app := applicationError(err, KindUnknownTool); app == nil || !app.NonRetryable() || !strings.Contains(app.Message(), toolset.RunCommand) {
+	if app := applicationError(err, KindUnknownTool); app == nil || !app.NonRetryable() || !strings.Contains(app.Message(), toolset.RunCommand) || !errors.Is(refusalOf(app), toolset.ErrUnknownTool) {
 		t.Fatalf("an unknown tool: %v, want a non-retryable %s listing the tools", err, KindUnknownTool)
 	}
 }

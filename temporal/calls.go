@@ -50,24 +50,46 @@ type CallOptions struct {
 	// retried.
 	RetryPolicy *sdktemporal.RetryPolicy
 	// OnProgress, when set, is called in workflow code with the progress
-	// of a running Run, Wait or Call, about once per heartbeat interval:
-	// the activity signals the workflow (ProgressSignal, payload
-	// ProgressUpdate naming the activity) and the function waiting for
-	// it delivers the updates of its own activity. Updates are best
-	// effort: concurrent calls with OnProgress in one workflow share the
-	// signal channel, and each may miss updates the other received.
+	// of a running Run or Call (a Wait reports only the time elapsed),
+	// about once per heartbeat interval: the activity signals the
+	// workflow (ProgressSignal, payload ProgressUpdate naming the
+	// activity) and the function waiting for it delivers the updates of
+	// its own activity. Concurrent calls through contexts derived from
+	// one WithCallOptions (also by further WithCallOptions, say one per
+	// call with its own OnProgress) hand each other's updates over; calls
+	// through unrelated WithCallOptions contexts, running at the same
+	// time, share the signal channel without that, and each may miss
+	// updates the other received. Updates are best effort either way.
 	OnProgress func(Progress)
 }
 
 type callOptionsKey struct{}
 
-// WithCallOptions returns a workflow context whose shellcap calls use o.
-func WithCallOptions(ctx workflow.Context, o CallOptions) workflow.Context {
-	return workflow.WithValue(ctx, callOptionsKey{}, o)
+// callOptions are CallOptions with the progress router of the context.
+type callOptions struct {
+	CallOptions
+	router *progressRouter
 }
 
-func callOptionsOf(ctx workflow.Context) CallOptions {
-	o, _ := ctx.Value(callOptionsKey{}).(CallOptions)
+// progressRouter hands a progress update that one waiting call received
+// to the call whose activity it names, by that call's own channel.
+type progressRouter struct {
+	calls map[string]workflow.Channel
+}
+
+// WithCallOptions returns a workflow context whose shellcap calls use o.
+// Contexts derived from one WithCallOptions, by further WithCallOptions
+// too, share its progress router (see CallOptions.OnProgress).
+func WithCallOptions(ctx workflow.Context, o CallOptions) workflow.Context {
+	router := &progressRouter{calls: map[string]workflow.Channel{}}
+	if parent, ok := ctx.Value(callOptionsKey{}).(callOptions); ok {
+		router = parent.router
+	}
+	return workflow.WithValue(ctx, callOptionsKey{}, callOptions{CallOptions: o, router: router})
+}
+
+func callOptionsOf(ctx workflow.Context) callOptions {
+	o, _ := ctx.Value(callOptionsKey{}).(callOptions)
 	if o.HeartbeatTimeout <= 0 {
 		o.HeartbeatTimeout = DefaultHeartbeatTimeout
 	}
@@ -209,21 +231,38 @@ func execute(ctx workflow.Context, ws WorkspaceRef, name string, budget time.Dur
 	}
 	fut := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, ao), name, in(progress))
 	if progress {
-		ch := workflow.GetSignalChannel(ctx, ProgressSignal)
-		for done := false; !done; {
-			sel := workflow.NewSelector(ctx)
-			sel.AddFuture(fut, func(workflow.Future) { done = true })
-			sel.AddReceive(ch, func(c workflow.ReceiveChannel, _ bool) {
-				var u ProgressUpdate
-				c.Receive(ctx, &u)
-				if u.ActivityID == ao.ActivityID {
-					o.OnProgress(u.Progress)
-				}
-			})
-			sel.Select(ctx)
-		}
+		o.router.wait(ctx, ao.ActivityID, fut, o.OnProgress)
 	}
 	return refusalOf(fut.Get(ctx, out))
+}
+
+// wait delivers the progress updates of activity id to onProgress until
+// fut is ready. Updates for the other calls waiting through r are handed
+// to them; those of no call r knows are dropped.
+func (r *progressRouter) wait(ctx workflow.Context, id string, fut workflow.Future, onProgress func(Progress)) {
+	own := workflow.NewBufferedChannel(ctx, 64)
+	r.calls[id] = own
+	defer delete(r.calls, id)
+	signals := workflow.GetSignalChannel(ctx, ProgressSignal)
+	for done := false; !done; {
+		sel := workflow.NewSelector(ctx)
+		sel.AddFuture(fut, func(workflow.Future) { done = true })
+		sel.AddReceive(signals, func(c workflow.ReceiveChannel, _ bool) {
+			var u ProgressUpdate
+			c.Receive(ctx, &u)
+			if u.ActivityID == id {
+				onProgress(u.Progress)
+			} else if other, ok := r.calls[u.ActivityID]; ok {
+				other.SendAsync(u)
+			}
+		})
+		sel.AddReceive(own, func(c workflow.ReceiveChannel, _ bool) {
+			var u ProgressUpdate
+			c.Receive(ctx, &u)
+			onProgress(u.Progress)
+		})
+		sel.Select(ctx)
+	}
 }
 
 // newActivityID is a fresh activity ID, recorded in the workflow's history

@@ -4,6 +4,7 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/shellcap/shellcap/internal/proc"
+	"github.com/shellcap/shellcap/toolset"
 )
 
 type progressReport struct {
@@ -101,50 +103,66 @@ func TestCancelKillsGroup(t *testing.T) {
 	t.Logf("group %d gone %v after CancelWorkflow (kill grace 1s, heartbeat interval 200ms); the workflow saw the cancellation %v after", pgid, gone.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 }
 
-// crashWorkflow runs req with a short heartbeat timeout and quick retries.
-func crashWorkflow(ctx workflow.Context, ws WorkspaceRef, req Request) (Result, error) {
+// crashWorkflow runs req with a short heartbeat timeout and quick
+// retries, through Run, or with viaCall through Call of run_command.
+func crashWorkflow(ctx workflow.Context, ws WorkspaceRef, req Request, viaCall bool) (string, error) {
 	ctx = WithCallOptions(ctx, CallOptions{
 		HeartbeatTimeout: 2 * time.Second,
 		RetryPolicy:      &sdktemporal.RetryPolicy{InitialInterval: 100 * time.Millisecond, MaximumAttempts: 3},
 	})
-	return Run(ctx, ws, req)
+	if viaCall {
+		args, _ := json.Marshal(map[string]any{"command": req.Command, "timeout_seconds": req.Timeout.Seconds()})
+		r, err := Call(ctx, ws, ToolCall{Tool: toolset.RunCommand, Args: args})
+		return r.Text, err
+	}
+	r, err := Run(ctx, ws, req)
+	return r.Text, err
 }
 
 // TestWorkerKilledMidCommand: a worker killed with SIGKILL mid-command
 // (its Shell without DieWithProcess, so the command survives it) is
 // restarted; the restarted worker's sweep kills the first attempt's
 // orphaned process group, and the command runs again, once, to the end.
+// The same through Call of run_command.
 func TestWorkerKilledMidCommand(t *testing.T) {
-	e := newEnv(t, crashWorkflow)
-	ref := WorkspaceRef{Host: "crash-" + sanitize(t.Name()), Path: t.TempDir()}
-	first := e.startWorkerProcess(ref)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := `echo run >> runs; n=$(wc -l < runs); echo $$ > pgid.$n; if [ "$n" = 1 ]; then sleep 300; fi; echo "done $n"`
-	run := e.start(ctx, crashWorkflow, ref, Request{Command: cmd, Timeout: 5 * time.Minute})
-	pgid := atoi(t, waitFile(t, join(ref, "pgid.1")))
-	first.kill()
-	time.Sleep(100 * time.Millisecond)
-	if !groupAlive(pgid) {
-		t.Fatalf("the first attempt's group %d died with its worker: the test needs a worker without DieWithProcess", pgid)
-	}
-	records, _ := os.ReadDir(join(ref, ".shellcap/temporal/foreground"))
-	if len(records) != 1 {
-		t.Fatalf("%d foreground records while the command runs, want 1", len(records))
-	}
-	e.startWorkerProcess(ref)
-	if groupAlive(pgid) {
-		t.Fatalf("the first attempt's group %d outlived the restarted worker's sweep", pgid)
-	}
-	var res Result
-	if err := run.Get(ctx, &res); err != nil {
-		t.Fatal(err)
-	}
-	if res.Stdout != "done 2\n" || lines(t, join(ref, "runs")) != 2 {
-		t.Fatalf("after the restart: stdout %q, %d runs; want the command run once more", res.Stdout, lines(t, join(ref, "runs")))
-	}
-	if records, _ := os.ReadDir(join(ref, ".shellcap/temporal/foreground")); len(records) != 0 {
-		t.Fatalf("%d foreground records left after the command ended", len(records))
+	for _, viaCall := range []bool{false, true} {
+		name := "Run"
+		if viaCall {
+			name = "Call"
+		}
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, crashWorkflow)
+			ref := WorkspaceRef{Host: "crash-" + sanitize(t.Name()), Path: t.TempDir()}
+			first := e.startWorkerProcess(ref)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cmd := `echo run >> runs; n=$(wc -l < runs); echo $$ > pgid.$n; if [ "$n" = 1 ]; then sleep 300; fi; echo "done $n"`
+			run := e.start(ctx, crashWorkflow, ref, Request{Command: cmd, Timeout: 5 * time.Minute}, viaCall)
+			pgid := atoi(t, waitFile(t, join(ref, "pgid.1")))
+			first.kill()
+			time.Sleep(100 * time.Millisecond)
+			if !groupAlive(pgid) {
+				t.Fatalf("the first attempt's group %d died with its worker: the test needs a worker without DieWithProcess", pgid)
+			}
+			records, _ := os.ReadDir(join(ref, ".shellcap/temporal/foreground"))
+			if len(records) != 1 {
+				t.Fatalf("%d foreground records while the command runs, want 1", len(records))
+			}
+			e.startWorkerProcess(ref)
+			if groupAlive(pgid) {
+				t.Fatalf("the first attempt's group %d outlived the restarted worker's sweep", pgid)
+			}
+			var text string
+			if err := run.Get(ctx, &text); err != nil {
+				t.Fatal(err)
+			}
+			if text != "[stdout]\ndone 2\n" || lines(t, join(ref, "runs")) != 2 {
+				t.Fatalf("after the restart: %q, %d runs; want the command run once more", text, lines(t, join(ref, "runs")))
+			}
+			if records, _ := os.ReadDir(join(ref, ".shellcap/temporal/foreground")); len(records) != 0 {
+				t.Fatalf("%d foreground records left after the command ended", len(records))
+			}
+		})
 	}
 }
 
@@ -224,11 +242,15 @@ func TestWorkerStopRetries(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := `echo run >> runs; n=$(wc -l < runs); echo $$ > pgid.$n; if [ "$n" = 1 ]; then sleep 300; fi; echo "done $n"`
-	run := e.start(ctx, crashWorkflow, ref, Request{Command: cmd, Timeout: 5 * time.Minute})
+	run := e.start(ctx, crashWorkflow, ref, Request{Command: cmd, Timeout: 5 * time.Minute}, false)
 	pgid := atoi(t, waitFile(t, join(ref, "pgid.1")))
 	w1.Stop()
-	if groupAlive(pgid) {
-		t.Fatalf("the first attempt's group %d outlived its worker's Stop", pgid)
+	// The command's context ends with the worker: its group gets SIGTERM
+	// (then SIGKILL after the kill grace, 1 s).
+	for deadline := time.Now().Add(10 * time.Second); groupAlive(pgid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first attempt's group %d outlived its worker's Stop by 10 s", pgid)
+		}
 	}
 	w2, err := NewWorker(e.c, o)
 	if err != nil {
@@ -238,12 +260,12 @@ func TestWorkerStopRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w2.Stop()
-	var res Result
-	if err := run.Get(ctx, &res); err != nil {
+	var text string
+	if err := run.Get(ctx, &text); err != nil {
 		t.Fatal(err)
 	}
-	if res.Stdout != "done 2\n" || lines(t, join(ref, "runs")) != 2 {
-		t.Fatalf("after the stop: stdout %q, %d runs; want the command run once more", res.Stdout, lines(t, join(ref, "runs")))
+	if text != "[stdout]\ndone 2\n" || lines(t, join(ref, "runs")) != 2 {
+		t.Fatalf("after the stop: %q, %d runs; want the command run once more", text, lines(t, join(ref, "runs")))
 	}
 }
 

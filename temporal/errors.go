@@ -7,6 +7,7 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/jobs"
+	"github.com/shellcap/shellcap/toolset"
 )
 
 // Refusal kinds: the type of the non-retryable application error an
@@ -32,7 +33,8 @@ const (
 	// KindUnknownJob: no job has the ID (jobs.ErrUnknownID).
 	KindUnknownJob = "shellcap.UnknownJob"
 	// KindJob: the job cannot do what was asked (too many jobs, no stdin,
-	// stdin closed, finished, input not read, the stop lock).
+	// stdin closed, finished, input not read, the stop lock, a job ID
+	// that names another command).
 	KindJob = "shellcap.Job"
 	// KindUnknownTool: the toolset has no such tool (toolset.ErrUnknownTool).
 	KindUnknownTool = "shellcap.UnknownTool"
@@ -81,34 +83,39 @@ func (r *Refusal) Is(target error) bool {
 		return target == ErrUnknownWorkspace
 	case KindUnknownJob:
 		return target == jobs.ErrUnknownID
+	case KindUnknownTool:
+		return target == toolset.ErrUnknownTool
 	}
 	return false
 }
 
 // sentinels names every sentinel a refusal may carry across the wire.
 var sentinels = map[string]error{
-	"ErrDenied":            shellcap.ErrDenied,
-	"ErrNotApproved":       shellcap.ErrNotApproved,
-	"ErrSandbox":           shellcap.ErrSandbox,
-	"ErrEmptyCommand":      shellcap.ErrEmptyCommand,
-	"ErrNULByte":           shellcap.ErrNULByte,
-	"ErrInvalidUTF8":       shellcap.ErrInvalidUTF8,
-	"ErrCommandTooLong":    shellcap.ErrCommandTooLong,
-	"ErrTimeoutRange":      shellcap.ErrTimeoutRange,
-	"ErrWorkdirGone":       shellcap.ErrWorkdirGone,
-	"ErrWorkdirOutside":    shellcap.ErrWorkdirOutside,
-	"ErrStart":             shellcap.ErrStart,
-	"ErrReadOnlyWorkspace": shellcap.ErrReadOnlyWorkspace,
-	"jobs.ErrUnknownID":    jobs.ErrUnknownID,
-	"jobs.ErrTooManyJobs":  jobs.ErrTooManyJobs,
-	"jobs.ErrNoStdin":      jobs.ErrNoStdin,
-	"jobs.ErrStdinClosed":  jobs.ErrStdinClosed,
-	"jobs.ErrJobFinished":  jobs.ErrJobFinished,
-	"jobs.ErrInputTimeout": jobs.ErrInputTimeout,
-	"jobs.ErrBadMode":      jobs.ErrBadMode,
-	"jobs.ErrStopLock":     jobs.ErrStopLock,
-	"ErrUnknownWorkspace":  ErrUnknownWorkspace,
-	"ErrInvalidOptions":    shellcap.ErrInvalidOptions,
+	"ErrDenied":              shellcap.ErrDenied,
+	"ErrNotApproved":         shellcap.ErrNotApproved,
+	"ErrSandbox":             shellcap.ErrSandbox,
+	"ErrEmptyCommand":        shellcap.ErrEmptyCommand,
+	"ErrNULByte":             shellcap.ErrNULByte,
+	"ErrInvalidUTF8":         shellcap.ErrInvalidUTF8,
+	"ErrCommandTooLong":      shellcap.ErrCommandTooLong,
+	"ErrTimeoutRange":        shellcap.ErrTimeoutRange,
+	"ErrWorkdirGone":         shellcap.ErrWorkdirGone,
+	"ErrWorkdirOutside":      shellcap.ErrWorkdirOutside,
+	"ErrStart":               shellcap.ErrStart,
+	"ErrReadOnlyWorkspace":   shellcap.ErrReadOnlyWorkspace,
+	"jobs.ErrUnknownID":      jobs.ErrUnknownID,
+	"jobs.ErrTooManyJobs":    jobs.ErrTooManyJobs,
+	"jobs.ErrNoStdin":        jobs.ErrNoStdin,
+	"jobs.ErrStdinClosed":    jobs.ErrStdinClosed,
+	"jobs.ErrJobFinished":    jobs.ErrJobFinished,
+	"jobs.ErrInputTimeout":   jobs.ErrInputTimeout,
+	"jobs.ErrBadMode":        jobs.ErrBadMode,
+	"jobs.ErrStopLock":       jobs.ErrStopLock,
+	"jobs.ErrInvalidID":      jobs.ErrInvalidID,
+	"jobs.ErrIDConflict":     jobs.ErrIDConflict,
+	"toolset.ErrUnknownTool": toolset.ErrUnknownTool,
+	"ErrUnknownWorkspace":    ErrUnknownWorkspace,
+	"ErrInvalidOptions":      shellcap.ErrInvalidOptions,
 }
 
 // classify names the kind and the sentinel of a refusal err on the host.
@@ -133,7 +140,8 @@ func classify(err error) (kind, sentinel string) {
 	case errors.Is(err, jobs.ErrUnknownID):
 		kind = KindUnknownJob
 	case errors.Is(err, jobs.ErrTooManyJobs), errors.Is(err, jobs.ErrNoStdin), errors.Is(err, jobs.ErrStdinClosed),
-		errors.Is(err, jobs.ErrJobFinished), errors.Is(err, jobs.ErrInputTimeout), errors.Is(err, jobs.ErrStopLock):
+		errors.Is(err, jobs.ErrJobFinished), errors.Is(err, jobs.ErrInputTimeout), errors.Is(err, jobs.ErrStopLock),
+		errors.Is(err, jobs.ErrIDConflict), errors.Is(err, jobs.ErrInvalidID):
 		kind = KindJob
 	default:
 		kind = KindBadRequest

@@ -51,6 +51,7 @@ func TestRefusalRoundTrip(t *testing.T) {
 		{fmt.Errorf("x: %w", jobs.ErrUnknownID), KindUnknownJob},
 		{fmt.Errorf("x: %w", jobs.ErrNoStdin), KindJob},
 		{fmt.Errorf("x: %w", shellcap.ErrSandbox), KindSandbox},
+		{fmt.Errorf("x: %w", jobs.ErrIDConflict), KindJob},
 	} {
 		text := "the model's text for " + tc.cause.Error()
 		err := refuse(text, tc.cause)

@@ -98,3 +98,57 @@ func TestWorkflowSideRefusal(t *testing.T) {
 		t.Fatalf("%q, %v", text, err)
 	}
 }
+
+// concurrentProgressWorkflow runs two commands at once, each with its own
+// OnProgress on a context derived from one WithCallOptions.
+func concurrentProgressWorkflow(ctx workflow.Context, ws WorkspaceRef) (map[string][]int64, error) {
+	ctx = WithCallOptions(ctx, CallOptions{})
+	got := map[string][]int64{}
+	var futures []workflow.Future
+	for _, cmd := range []string{"a", "bbbb"} {
+		f, set := workflow.NewFuture(ctx)
+		futures = append(futures, f)
+		cctx := WithCallOptions(ctx, CallOptions{OnProgress: func(p Progress) { got[cmd] = append(got[cmd], p.StdoutBytes) }})
+		workflow.Go(cctx, func(gctx workflow.Context) {
+			_, err := Run(gctx, ws, Request{Command: cmd})
+			set.Set(nil, err)
+		})
+	}
+	for _, f := range futures {
+		if err := f.Get(ctx, nil); err != nil {
+			return nil, err
+		}
+	}
+	return got, nil
+}
+
+// TestConcurrentProgress (in-memory test server): two calls waiting at
+// once each get the updates of their own activity, whichever of them
+// received the signal.
+func TestConcurrentProgress(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(quietLogger{})
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterActivityWithOptions(func(ctx context.Context, in RunInput) (Result, error) {
+		id := activity.GetInfo(ctx).ActivityID
+		for i := range 3 {
+			env.SignalWorkflow(ProgressSignal, ProgressUpdate{ActivityID: id, Progress: Progress{StdoutBytes: int64(len(in.Request.Command) * (i + 1))}})
+			time.Sleep(20 * time.Millisecond)
+		}
+		return Result{Command: in.Request.Command}, nil
+	}, activity.RegisterOptions{Name: ActivityRun})
+	env.ExecuteWorkflow(concurrentProgressWorkflow, WorkspaceRef{Host: "h", Path: "/w"})
+	var got map[string][]int64
+	if err := env.GetWorkflowResult(&got); err != nil {
+		t.Fatal(err)
+	}
+	for cmd, updates := range got {
+		n := int64(len(cmd))
+		if len(updates) != 3 || updates[0] != n || updates[1] != 2*n || updates[2] != 3*n {
+			t.Errorf("%s: updates %v, want %d, %d, %d", cmd, updates, n, 2*n, 3*n)
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("updates for %d calls, want 2: %v", len(got), got)
+	}
+}

@@ -95,6 +95,9 @@ func (w *workspace) get(opts *WorkerOptions) (*shellcap.Shell, *jobs.Manager, *t
 func (w *workspace) close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
 	w.closed = true
 	if w.tools != nil {
 		w.tools.Close()

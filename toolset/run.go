@@ -27,6 +27,7 @@ func (ts *Toolset) runCommand(ctx context.Context, c *Conversation, raw json.Raw
 	}
 	r.Timeout = timeout
 	r.OnOutput = hooksOf(ctx).Output
+	r.OnStart = hooksOf(ctx).OnStart
 	if ts.opts.Jobs != nil && ts.opts.ForegroundTimeout > 0 {
 		return ts.runOrPromote(ctx, c, r)
 	}

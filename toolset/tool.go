@@ -78,6 +78,14 @@ type Hooks struct {
 	// whose text says why. The other tools ignore it: run_command's
 	// promoted jobs and the bash tool's keep fresh IDs. Empty: fresh IDs.
 	JobID string
+
+	// OnStart, when set, is called once run_command's command has started
+	// on the Shell, with the PID of its shell, which leads its process
+	// group (shellcap.Request.OnStart): for a host that records its
+	// foreground commands, such as a durable worker that must find them
+	// again after it was killed. The other tools do not call it. Nil:
+	// nothing is called.
+	OnStart func(pid int)
 }
 
 // Call runs the tool in conversation c (nil: a stateless call, see

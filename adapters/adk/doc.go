@@ -47,8 +47,11 @@
 //
 // # Streaming
 //
-// ADK's function tools return one response; the runner emits no partial
-// events for them (streaming function tools are forwarded only in live
-// mode). Options.Output and Options.Event receive a running command's output
-// and job events as they arrive, for the application to show.
+// ADK's function tools return one response. Its streaming function tools
+// get no partial events under runner.Run (their chunks are joined into one
+// response), and under runner.RunLive ADK v2.2.0 writes their chunks and
+// the function responses to the live connection from two goroutines, which
+// can panic; so the tools here are plain function tools. Options.Output and
+// Options.Event receive a running command's output and job events as they
+// arrive, for the application to show.
 package adk

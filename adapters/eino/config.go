@@ -39,6 +39,15 @@ type Config struct {
 
 	// Event receives the shell tool's job events. Nil drops them.
 	Event func(ctx context.Context, e jobs.ShellEvent)
+
+	// Progress, when true, also sends a running command's output
+	// (run_command until it is promoted to a job, shell) to the event
+	// stream of the adk.ChatModelAgent the call runs in, as it arrives:
+	// adk.AgentEvents whose Output.CustomizedOutput is a *Progress, at
+	// most ProgressLimit bytes per call. The model does not read them.
+	// False sends none; outside an agent's run (a bare ToolsNode) none
+	// are sent either.
+	Progress bool
 }
 
 // conversation returns the conversation of a call.
@@ -54,17 +63,30 @@ func (c *Config) conversation(ctx context.Context) *toolset.Conversation {
 	return c.Toolset.Stateless()
 }
 
-// hooks returns the toolset hooks of a call in ctx: its progress goes to
-// Output and Event, and approvals are asked by interrupting.
-func (c *Config) hooks(ctx context.Context) toolset.Hooks {
-	h := toolset.Hooks{Interrupt: true}
-	if c.Output != nil {
-		out := c.Output
-		h.Output = func(s shellcap.Stream, data []byte) { out(ctx, s, data) }
+// hooks returns the toolset hooks of a call of tool in ctx: its progress
+// goes to Output, Event and, with Progress, the agent's event stream (until
+// done is called), and approvals are asked by interrupting.
+func (c *Config) hooks(ctx context.Context, tool string) (h toolset.Hooks, done func()) {
+	h = toolset.Hooks{Interrupt: true}
+	done = func() {}
+	var p *progress
+	if c.Progress {
+		p = newProgress(ctx, tool)
+		done = p.close
+	}
+	if out := c.Output; out != nil || p != nil {
+		h.Output = func(s shellcap.Stream, data []byte) {
+			if out != nil {
+				out(ctx, s, data)
+			}
+			if p != nil {
+				p.output(s, data)
+			}
+		}
 	}
 	if c.Event != nil {
 		ev := c.Event
 		h.Event = func(e jobs.ShellEvent) { ev(ctx, e) }
 	}
-	return h
+	return h, done
 }

@@ -21,4 +21,13 @@
 // empty is about the pending question's command. A resume that targets the
 // call without an answer refuses the command; a resume that targets another
 // interrupt leaves this one pending. A command is never run unasked.
+//
+// # Progress
+//
+// The model reads what a StreamableTool's chunks concatenate to, so
+// StreamableRun sends the toolset's text once, when the call is done. A
+// running command's output reaches the host as it arrives through
+// Config.Output and, with Config.Progress, the event stream of the
+// ChatModelAgent the call runs in: events whose Output.CustomizedOutput is
+// a *Progress, which the model does not read.
 package eino

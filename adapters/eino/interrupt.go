@@ -20,7 +20,8 @@ func init() {
 // toolset.Question; resumed with a toolset.Answer, the call runs again
 // and the answer decides.
 func call(ctx context.Context, cfg *Config, name string, args []byte) (*toolset.Result, error) {
-	hooks := cfg.hooks(ctx)
+	hooks, done := cfg.hooks(ctx, name)
+	defer done()
 	wasInterrupted, hasState, pending := tool.GetInterruptState[toolset.Question](ctx)
 	if wasInterrupted && hasState {
 		target, hasData, data := tool.GetResumeContext[any](ctx)

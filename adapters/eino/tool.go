@@ -101,8 +101,9 @@ func (t *Tool) InvokableRun(ctx context.Context, argumentsInJSON string, _ ...to
 
 // StreamableRun runs the tool as InvokableRun does and streams its model
 // text. The model reads what the chunks concatenate to, so the output is
-// not sent twice: a running command's output reaches Config.Output as it
-// arrives, and the stream carries the model text once the call is done.
+// not sent twice: a running command's output reaches Config.Output (and,
+// with Config.Progress, the agent's event stream) as it arrives, and the
+// stream carries the model text once the call is done.
 func (t *Tool) StreamableRun(ctx context.Context, argumentsInJSON string, _ ...tool.Option) (*schema.StreamReader[string], error) {
 	res, err := call(ctx, t.cfg, t.t.Name, []byte(argumentsInJSON))
 	if err != nil {

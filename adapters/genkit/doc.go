@@ -41,4 +41,13 @@
 // genkit.DefineTool and an input schema would end genkit.Generate with
 // Genkit's validation error instead), so invalid arguments get the
 // toolset's one precise text, whichever host the call came through.
+//
+// # Progress
+//
+// Genkit gives a tool no way to stream: its ToolContext carries no
+// streaming callback, and the ai.WithStreaming callback gets the tool
+// responses once every tool of the turn has returned. [WithOutput] and
+// [WithEvent] give the host a running command's output and the shell tool's
+// job events as they arrive, through the context of genkit.Generate; the
+// model reads the toolset's text when the call is done.
 package shellgenkit

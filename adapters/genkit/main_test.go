@@ -40,6 +40,10 @@ type harness struct {
 	mu       sync.Mutex
 	steps    []step
 	received [][]shellgenkit.Output // per model call, the tool outputs it got
+
+	// wrap, when set, adds to the context of every Generate (the
+	// progress hooks).
+	wrap func(context.Context) context.Context
 }
 
 // newHarness builds the harness on a real Shell in a fresh workspace, with a
@@ -105,6 +109,9 @@ func (h *harness) generate(conv *toolset.Conversation, history []*ai.Message, pr
 	h.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	if h.wrap != nil {
+		ctx = h.wrap(ctx)
+	}
 	if conv != nil {
 		ctx = shellgenkit.WithConversation(ctx, conv)
 	}

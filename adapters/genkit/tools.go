@@ -72,7 +72,7 @@ func (t *Tools) handler(tool *toolset.Tool) ai.ToolFunc[any, Output] {
 		if err != nil {
 			return Output{}, fmt.Errorf("shellgenkit: %s: arguments: %w", tool.Name, err)
 		}
-		hooks := toolset.Hooks{Interrupt: true}
+		hooks := progressHooks(tc)
 		if tc.IsResumed() {
 			answer, err := answerFrom(tc.Resumed)
 			if err != nil {

@@ -144,3 +144,54 @@ func waitOutput(t *testing.T, a *langchaingo.Adapter, id, want string) {
 	}
 	t.Fatalf("job %s never printed %q", id, want)
 }
+
+// approvalPolicyReason is why approvalRules ask about `touch`.
+const approvalPolicyReason = "Command 'touch' is not on the list of read-only commands, so it needs the user's approval."
+
+// approvalCase is one answer of the user's to the question about
+// `touch made.txt`, and what the model must then read.
+type approvalCase struct {
+	name    string
+	approve func(context.Context, toolset.Question) (toolset.Answer, error)
+	runs    bool
+	want    []string
+}
+
+// approvalCases are the answers every approval test goes through: approved,
+// declined with a reason, an approver that fails and no approver at all
+// (the last two refuse with the policy's reason).
+func approvalCases() []approvalCase {
+	return []approvalCase{
+		{"approved", func(_ context.Context, q toolset.Question) (toolset.Answer, error) {
+			return toolset.Answer{Command: q.Command, Approved: true}, nil
+		}, true, []string{"(no output)"}},
+		{"declined", func(_ context.Context, q toolset.Question) (toolset.Answer, error) {
+			return toolset.Answer{Command: q.Command, Reason: "not in my repo"}, nil
+		}, false, []string{"The user did not approve this command. Reason: not in my repo"}},
+		{"approver fails", func(context.Context, toolset.Question) (toolset.Answer, error) {
+			return toolset.Answer{}, errAsk
+		}, false, []string{"could not be asked for (" + errAsk.Error() + ")", approvalPolicyReason}},
+		{"no approver", nil, false, []string{toolset.ErrNoApprover.Error(), approvalPolicyReason}},
+	}
+}
+
+// options gives the case's approver, recording every question in asked.
+func (tc approvalCase) options(asked *[]toolset.Question) langchaingo.Options {
+	opts := langchaingo.Options{}
+	if tc.approve != nil {
+		opts.Approve = func(ctx context.Context, q toolset.Question) (toolset.Answer, error) {
+			*asked = append(*asked, q)
+			return tc.approve(ctx, q)
+		}
+	}
+	return opts
+}
+
+// checkAsked checks that an approver, when there was one, was asked once
+// about the command through tool.
+func (tc approvalCase) checkAsked(t *testing.T, asked []toolset.Question, tool string) {
+	t.Helper()
+	if tc.approve != nil && (len(asked) != 1 || asked[0].Command != "touch made.txt" || asked[0].Tool != tool || asked[0].Reason != approvalPolicyReason) {
+		t.Errorf("asked %+v", asked)
+	}
+}

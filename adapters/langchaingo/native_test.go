@@ -1,7 +1,6 @@
 package langchaingo_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -240,33 +239,10 @@ func toolsetOf(t *testing.T, a *langchaingo.Adapter) *toolset.Toolset {
 // approved the command runs, declined the model reads the user's reason,
 // a failing approver or none refuses it with the policy's reason.
 func TestNativeApproval(t *testing.T) {
-	policyReason := "Command 'touch' is not on the list of read-only commands, so it needs the user's approval."
-	for _, tc := range []struct {
-		name    string
-		approve func(context.Context, toolset.Question) (toolset.Answer, error)
-		runs    bool
-		want    []string
-	}{
-		{"approved", func(_ context.Context, q toolset.Question) (toolset.Answer, error) {
-			return toolset.Answer{Command: q.Command, Approved: true}, nil
-		}, true, []string{"(no output)"}},
-		{"declined", func(_ context.Context, q toolset.Question) (toolset.Answer, error) {
-			return toolset.Answer{Command: q.Command, Reason: "not in my repo"}, nil
-		}, false, []string{"The user did not approve this command. Reason: not in my repo"}},
-		{"approver fails", func(context.Context, toolset.Question) (toolset.Answer, error) {
-			return toolset.Answer{}, errAsk
-		}, false, []string{"could not be asked for (" + errAsk.Error() + ")", policyReason}},
-		{"no approver", nil, false, []string{toolset.ErrNoApprover.Error(), policyReason}},
-	} {
+	for _, tc := range approvalCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			var asked []toolset.Question
-			opts := langchaingo.Options{}
-			if tc.approve != nil {
-				opts.Approve = func(ctx context.Context, q toolset.Question) (toolset.Answer, error) {
-					asked = append(asked, q)
-					return tc.approve(ctx, q)
-				}
-			}
+			opts := tc.options(&asked)
 			a, ws := setup(t, approvalRules, opts)
 			calls := []call{{"a1", "bash", `{"command":"touch made.txt"}`, tc.want}}
 			model := &scripted{steps: []func([]llms.MessageContent, llms.CallOptions) *llms.ContentChoice{
@@ -283,9 +259,7 @@ func TestNativeApproval(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(ws, "made.txt")); (err == nil) != tc.runs {
 				t.Errorf("ran: %v, want %v", err == nil, tc.runs)
 			}
-			if tc.approve != nil && (len(asked) != 1 || asked[0].Command != "touch made.txt" || asked[0].Tool != "bash" || asked[0].Reason != policyReason) {
-				t.Errorf("asked %+v", asked)
-			}
+			tc.checkAsked(t, asked, "bash")
 		})
 	}
 }
