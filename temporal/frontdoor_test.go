@@ -354,6 +354,7 @@ func TestFrontDoorJobTable(t *testing.T) {
 	if st.Calls != 3 {
 		t.Errorf("the session counted %d calls, want 3", st.Calls)
 	}
+	replaySession(t, e.c, ref)
 }
 
 // TestFrontDoorCloseEndsShell: when an MCP session ends, its bash shell on

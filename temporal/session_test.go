@@ -14,7 +14,10 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/shellcap/shellcap/toolset"
 )
@@ -69,6 +72,7 @@ func TestSessionContinuesAsNew(t *testing.T) {
 	if st.Runs < 3 || st.Calls != len(calls) || st.Cwd["c1"] != filepath.Join(ref.Path, "a", "b") || len(st.Jobs) != 1 || st.Jobs[0].Command != "sleep 30" {
 		t.Fatalf("the state after %d calls at 2 per run: %+v", len(calls), st)
 	}
+	replaySession(t, e.c, ref) // the third run, which carried the state in
 	stop, _ := json.Marshal(map[string]string{"command_id": st.Jobs[0].ID})
 	if res, err := CallSession(ctx, e.c, ref, ToolCall{Conversation: "c1", Tool: toolset.StopCommand, Args: stop}); err != nil || res.IsError {
 		t.Fatalf("stop: %v %+v", err, res)
@@ -126,5 +130,32 @@ func TestSessionOrdersConversations(t *testing.T) {
 	}
 	if got := read("mixed"); strings.Count(got, "start") != 4 || !strings.Contains(got, "start start") {
 		t.Errorf("different conversations' calls ran one at a time: %s", got)
+	}
+	replaySession(t, e.c, ref)
+}
+
+// replaySession replays the history of the session workflow of ws's
+// current run against the workflow code: a nondeterministic change to
+// SessionWorkflow fails it.
+func replaySession(t *testing.T, c client.Client, ws WorkspaceRef) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	iter := c.GetWorkflowHistory(ctx, SessionWorkflowID(ws), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var hist historypb.History
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist.Events = append(hist.Events, ev)
+	}
+	if len(hist.Events) < 3 {
+		t.Fatalf("the session's history has %d events", len(hist.Events))
+	}
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflowWithOptions(SessionWorkflow, workflow.RegisterOptions{Name: SessionWorkflowName})
+	if err := r.ReplayWorkflowHistory(nil, &hist); err != nil {
+		t.Fatalf("replaying the session's %d events: %v", len(hist.Events), err)
 	}
 }
