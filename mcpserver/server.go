@@ -16,11 +16,20 @@ import (
 	"github.com/shellcap/shellcap/toolset"
 )
 
-// Options configures a Server. Shell is required; everything else has a
-// safe zero value.
+// Options configures a Server. Shell (or Remote) is required; everything
+// else has a safe zero value.
 type Options struct {
-	// Shell runs the commands. Required.
+	// Shell runs the commands. Required unless Remote is set; with Remote
+	// it only states the limits the tool definitions give.
 	Shell *shellcap.Shell
+
+	// Remote, when set, runs every tool call elsewhere (toolset.Remote:
+	// the temporal module's front door, say): the server offers the tools
+	// with their usual definitions and forwards each call, with its MCP
+	// session as the conversation; approvals are asked of the client as
+	// for local commands. Jobs, Executor and ForegroundTimeout must be
+	// unset. Nil runs the commands on the Shell.
+	Remote toolset.Remote
 
 	// Tools names the tools to offer. Nil offers every tool the server can
 	// back. Naming a tool it cannot back is an error.
@@ -104,7 +113,7 @@ type Server struct {
 // New builds the server and registers its tools. A read-only workspace
 // offers no command tools.
 func New(opts Options) (*Server, error) {
-	if opts.Shell == nil {
+	if opts.Shell == nil && opts.Remote == nil {
 		return nil, errors.New("mcpserver: Options.Shell is required")
 	}
 	if opts.Name == "" {
@@ -118,6 +127,7 @@ func New(opts Options) (*Server, error) {
 	}
 	ts, err := toolset.New(toolset.Options{
 		Shell:             opts.Shell,
+		Remote:            opts.Remote,
 		Tools:             opts.Tools,
 		Jobs:              opts.Jobs,
 		ForegroundTimeout: opts.ForegroundTimeout,
@@ -128,7 +138,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Shell.ReadOnly() {
+	if opts.Remote == nil && opts.Shell.ReadOnly() {
 		opts.Logger.Warn("mcpserver: the workspace is read-only; no command tools are offered")
 	}
 	s := &Server{

@@ -65,7 +65,7 @@ func (s *Server) call(ctx context.Context, t *toolset.Tool, req *mcp.CallToolReq
 	p := newProgress(ctx, req)
 	hooks := s.approvalHooks(req, conv)
 	hooks.Output = p.output
-	res, err := t.Call(ctx, conv, req.Params.Arguments, hooks)
+	res, err := t.Call(withHeader(ctx, req), conv, req.Params.Arguments, hooks)
 	p.stop()
 	if err != nil {
 		return nil, err

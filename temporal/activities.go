@@ -292,12 +292,10 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (ToolResult, error)
 		JobID:     activityJobID(ctx),
 	}
 	if call.Tool == toolset.BashTool && call.Conversation != "" && call.Cwd != "" {
-		if refused, err := w.restoreCwd(ctx, conv, call.Cwd); err != nil {
-			return ToolResult{}, a.hostError(ctx, err)
-		} else if refused != nil {
-			refused.Host = a.host
-			return *refused, nil
-		}
+		// A shell this worker starts for the conversation (it restarted
+		// since the last call) begins in the kept directory; a running
+		// shell is not moved.
+		conv.SetBashDir(call.Cwd)
 	}
 	finish := func() {}
 	if call.Tool == toolset.RunCommand {

@@ -124,6 +124,7 @@ func registerActivities(r worker.ActivityRegistry, a *Activities) {
 	for name, fn := range map[string]any{
 		ActivityRun: a.Run, ActivityStart: a.Start, ActivityCheck: a.Check, ActivityWait: a.Wait,
 		ActivitySendInput: a.SendInput, ActivityStop: a.Stop, ActivityList: a.List, ActivityCall: a.Call,
+		ActivityCloseConversation: a.CloseConversation,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

@@ -1,11 +1,12 @@
 package temporal
 
-import "go.temporal.io/sdk/worker"
+import (
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
 
 // registerWorkflows registers the workflows a shellcap worker runs on its
-// host's task queue.
-//
-// H3: the session workflow registers here (SessionWorkflow, session*.go).
+// host's task queue: the session workflow of each of its workspaces.
 func registerWorkflows(w worker.WorkflowRegistry) {
-	_ = w
+	w.RegisterWorkflowWithOptions(SessionWorkflow, workflow.RegisterOptions{Name: SessionWorkflowName})
 }

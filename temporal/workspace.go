@@ -1,11 +1,8 @@
 package temporal
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/shellcap/shellcap"
@@ -23,9 +20,6 @@ type workspace struct {
 	jobs   *jobs.Manager
 	tools  *toolset.Toolset
 	closed bool
-	// bashSeen holds the conversations whose bash shell this worker has
-	// used (restoreCwd).
-	bashSeen map[string]bool
 }
 
 // workspaces is the set of workspaces a worker serves.
@@ -116,41 +110,4 @@ func (s *workspaces) close() {
 	for _, w := range s.byPath {
 		w.close()
 	}
-}
-
-// restoreCwd takes a conversation's bash shell, on its first bash call on
-// this worker, back to the directory the session workflow kept (a worker
-// restarted since the shell was last used). It returns a result for the
-// model when the shell cannot go there: the call's command is then not run.
-func (w *workspace) restoreCwd(ctx context.Context, conv *toolset.Conversation, cwd string) (*ToolResult, error) {
-	w.mu.Lock()
-	if w.bashSeen == nil {
-		w.bashSeen = make(map[string]bool)
-	}
-	seen := w.bashSeen[conv.ID()]
-	w.bashSeen[conv.ID()] = true
-	w.mu.Unlock()
-	if seen {
-		return nil, nil
-	}
-	args, _ := json.Marshal(map[string]string{"command": "cd -- " + shellQuote(cwd)})
-	res, err := conv.Call(ctx, toolset.BashTool, args, toolset.Hooks{Interrupt: true})
-	if err != nil {
-		return nil, err
-	}
-	if res.IsError || res.Pending != nil || res.Run == nil || res.Run.ExitCode != 0 {
-		w.mu.Lock()
-		delete(w.bashSeen, conv.ID())
-		w.mu.Unlock()
-		return &ToolResult{
-			Text:    fmt.Sprintf("The bash shell was restarted on this host and cannot return to its directory %s, so the command was not run:\n%s", cwd, res.Text),
-			IsError: true,
-		}, nil
-	}
-	return nil, nil
-}
-
-// shellQuote quotes s as one word for bash.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,10 +42,33 @@ func (b *bashShell) get(ctx context.Context, ts *Toolset) (*session.Session, err
 		if err != nil {
 			return nil, err
 		}
+		if dir := b.owner.takeBashDir(); dir != "" {
+			if err := enter(ctx, sess, dir); err != nil {
+				sess.Close()
+				return nil, err
+			}
+		}
 		b.sess = sess
 	}
 	return b.sess, nil
 }
+
+// enter takes a new session to dir (Conversation.SetBashDir).
+func enter(ctx context.Context, sess *session.Session, dir string) error {
+	res, err := sess.Run(ctx, session.Request{Command: "cd -- " + shellQuote(dir)})
+	switch {
+	case err != nil:
+		return err
+	case res.Err != nil:
+		return fmt.Errorf("the new shell could not return to its directory %s (%w); the next bash call starts in the workspace root", dir, res.Err)
+	case res.ExitCode != 0:
+		return fmt.Errorf("the new shell could not return to its directory %s (%s); the next bash call starts in the workspace root", dir, strings.TrimSpace(res.Stderr))
+	}
+	return nil
+}
+
+// shellQuote quotes s as one bash word.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func (b *bashShell) close() {
 	b.mu.Lock()

@@ -33,6 +33,7 @@ type Conversation struct {
 	approvals map[string]bool // remembered answers, by exact command
 	jobs      map[string]bool // IDs of the jobs it started
 	bash      string          // handle of its bash shell
+	bashDir   string          // where its next bash shell starts (SetBashDir)
 }
 
 // Conversation returns the conversation named id, creating it on first
@@ -70,6 +71,31 @@ func (c *Conversation) SeeAllJobs() {
 	c.ts.mu.Unlock()
 }
 
+// SetBashDir sets the directory the conversation's next bash shell starts
+// in: its first one, or one started after its shell was closed (a shell
+// rebuilt on another process, say, from the directory the previous one
+// was in). A shell already running is not moved. When the new shell
+// cannot enter dir the bash call is refused with the reason, and the
+// shell after it starts in the workspace root. Empty starts in the
+// workspace root; a stateless conversation ignores it.
+func (c *Conversation) SetBashDir(dir string) {
+	c.ts.mu.Lock()
+	c.bashDir = dir
+	c.ts.mu.Unlock()
+}
+
+// takeBashDir returns the directory set by SetBashDir and clears it.
+func (c *Conversation) takeBashDir() string {
+	if c == nil || c.stateless {
+		return ""
+	}
+	c.ts.mu.Lock()
+	defer c.ts.mu.Unlock()
+	dir := c.bashDir
+	c.bashDir = ""
+	return dir
+}
+
 // Call runs the tool named name in this conversation; see [Tool.Call].
 func (c *Conversation) Call(ctx context.Context, name string, args json.RawMessage, hooks Hooks) (*Result, error) {
 	return c.ts.Call(ctx, c, name, args, hooks)
@@ -99,6 +125,9 @@ func (c *Conversation) Close() error {
 	ts.mu.Unlock()
 	for _, b := range shells {
 		b.close()
+	}
+	if ts.opts.Remote != nil {
+		return ts.opts.Remote.Close(c.id)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/shellcap/shellcap/internal/core"
 	"github.com/shellcap/shellcap/jobs"
 )
 
@@ -115,7 +114,7 @@ The command keeps running after this call (and if the server restarts). Use chec
 		t.InputSchema = object(map[string]any{})
 		t.Annotations, t.handler = readOnly, ts.listCommands
 	case ShellTool:
-		shellDef, shellMax := ts.opts.Jobs.ShellTimeouts()
+		shellDef, shellMax := ts.shellTimeouts()
 		t.Title = "Run a command that keeps running"
 		t.Description = fmt.Sprintf(`Run a command that keeps running after this call and after the agent run.
 
@@ -129,12 +128,15 @@ In foreground mode (the default) the call waits up to timeout seconds (default %
 	default:
 		panic("toolset: no definition for tool " + name)
 	}
+	if ts.opts.Remote != nil {
+		t.handler = ts.remoteHandler(name)
+	}
 	return t
 }
 
 // runCommandSchema states the timeout range of the Shell.
 func (ts *Toolset) runCommandSchema() map[string]any {
-	st := core.Of(ts.opts.Shell).Settings
+	st := ts.settings()
 	def, max := st.DefaultTimeout, st.MaxTimeout
 	return map[string]any{
 		"type": "object",
@@ -166,7 +168,7 @@ func (ts *Toolset) runCommandOutputSchema() map[string]any {
 // bashSchema states the timeout range of the bash sessions: their own
 // options', else the Shell's.
 func (ts *Toolset) bashSchema() map[string]any {
-	st := core.Of(ts.opts.Shell).Settings
+	st := ts.settings()
 	def, max := st.DefaultTimeout, ts.bashMaxTimeout()
 	if ts.opts.Session.DefaultTimeout > 0 {
 		def = ts.opts.Session.DefaultTimeout
@@ -187,7 +189,7 @@ func (ts *Toolset) bashMaxTimeout() time.Duration {
 	if ts.opts.Session.MaxTimeout > 0 {
 		return ts.opts.Session.MaxTimeout
 	}
-	return core.Of(ts.opts.Shell).Settings.MaxTimeout
+	return ts.settings().MaxTimeout
 }
 
 // bashOutputSchema is the structured result of the bash tool: a command

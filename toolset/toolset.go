@@ -31,11 +31,20 @@ const (
 // AllTools lists every tool name in the order they are offered.
 var AllTools = []string{RunCommand, StartCommand, CheckCommand, WaitCommand, SendInput, StopCommand, ListCommands, ShellTool, BashTool}
 
-// Options configures a Toolset. Shell is required; everything else has a
-// safe zero value.
+// Options configures a Toolset. Shell (or Remote) is required;
+// everything else has a safe zero value.
 type Options struct {
-	// Shell runs the commands. Required.
+	// Shell runs the commands. Required unless Remote is set; with Remote
+	// it only states the limits (timeouts) the tool definitions give.
 	Shell *shellcap.Shell
+
+	// Remote, when set, runs every call elsewhere (see [Remote]): the
+	// toolset offers every tool (or those in Tools) with their usual
+	// definitions and forwards the calls; Jobs, Executor and
+	// ForegroundTimeout must be unset. Without a Shell the definitions
+	// state shellcap's default timeouts (and Session's, when set). Nil
+	// runs the commands on the Shell.
+	Remote Remote
 
 	// Tools names the tools to offer. Nil offers every tool the toolset
 	// can back. Naming a tool it cannot back is ErrUnknownTool.
@@ -107,8 +116,11 @@ type Toolset struct {
 
 // New builds the toolset. A read-only workspace offers no tools.
 func New(opts Options) (*Toolset, error) {
-	if opts.Shell == nil {
+	if opts.Shell == nil && opts.Remote == nil {
 		return nil, errors.New("toolset: Options.Shell is required")
+	}
+	if opts.Remote != nil && (opts.Jobs != nil || opts.Executor != nil || opts.ForegroundTimeout != 0) {
+		return nil, errRemoteOptions
 	}
 	if opts.Executor != nil && opts.ForegroundTimeout > 0 {
 		return nil, errors.New("toolset: option ForegroundTimeout: needs run_command on the Shell: with an Executor a promoted command would continue on the host")
@@ -135,7 +147,7 @@ func New(opts Options) (*Toolset, error) {
 			return nil, fmt.Errorf("%w: %q (known: %s)", ErrUnknownTool, name, strings.Join(AllTools, ", "))
 		}
 	}
-	if opts.Shell.ReadOnly() {
+	if opts.Shell != nil && opts.Remote == nil && opts.Shell.ReadOnly() {
 		names = nil
 	}
 	for _, name := range names {
@@ -149,6 +161,9 @@ func New(opts Options) (*Toolset, error) {
 
 // available lists the tools this configuration can back.
 func (ts *Toolset) available() []string {
+	if ts.opts.Remote != nil {
+		return slices.Clone(AllTools)
+	}
 	if ts.opts.Executor != nil {
 		return []string{RunCommand}
 	}
@@ -172,7 +187,8 @@ func (ts *Toolset) Tool(name string) *Tool {
 	return nil
 }
 
-// Shell returns the Shell the tools run on.
+// Shell returns the Shell the tools run on (nil for a remote toolset
+// built without one).
 func (ts *Toolset) Shell() *shellcap.Shell { return ts.opts.Shell }
 
 // SetShellIdleTimeout sets how long a bash shell of a stateless call

@@ -76,6 +76,7 @@ var notConfigurable = map[string]string{
 	"mcpserver.Options.Shell":          "built from the configuration",
 	"mcpserver.Options.Jobs":           "built from the jobs keys",
 	"mcpserver.Options.Executor":       "built from the executor and container keys",
+	"mcpserver.Options.Remote":         "the Temporal front door (shellcap serve --temporal, run by shellcap-temporal)",
 	"mcpserver.Options.Session":        "built from the session keys",
 	"mcpserver.Options.Instructions":   "written by the CLI from the sandbox or container in use",
 	"mcpserver.Options.Environment":    "probed by the CLI (server.probe_tools, server.probe_timeout)",

@@ -27,6 +27,9 @@ func main() {
 
 // run executes the CLI and returns the process exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if isTemporalServe(args) {
+		return runTemporal(args, stdin, stdout, stderr)
+	}
 	root := newRootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)

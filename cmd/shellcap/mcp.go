@@ -156,7 +156,10 @@ A token given in SHELLCAP_TOKEN is moved out of the environment at start
 /proc/PID/environ. A regular token file stays readable to unsandboxed
 commands of the same user; --token shows it in /proc/PID/cmdline.
 On SIGTERM or SIGINT every call in flight is cancelled and its command's
-process group stopped; commands die with the server even on SIGKILL.`,
+process group stopped; commands die with the server even on SIGKILL.
+With --temporal HOST:PORT (and --workspace HOST:PATH, repeatable) the MCP
+front door of a Temporal fleet is served instead, by shellcap-temporal (see
+shellcap worker).`,
 		Example: `  shellcap serve --addr 127.0.0.1:7777
   shellcap serve --addr 0.0.0.0:7777 --token-file ~/.config/shellcap/token
   shellcap serve --addr 0.0.0.0:7777 --token-file /dev/fd/3 3< <(pass show shellcap)`,

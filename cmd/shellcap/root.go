@@ -26,6 +26,6 @@ func newRootCmd() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
 	root.AddCommand(newJobCmds()...)
-	root.AddCommand(newRunCmd(), newReplCmd(), newMCPCmd(), newServeCmd(), newPolicyCmd(), newConfigCmd(), newEnvCmd(), newSandboxCmd(), newBenchCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newReplCmd(), newMCPCmd(), newServeCmd(), newPolicyCmd(), newConfigCmd(), newEnvCmd(), newSandboxCmd(), newBenchCmd(), newVersionCmd(), newWorkerCmd())
 	return root
 }

@@ -1,0 +1,141 @@
+// Command shellcap-temporal runs shellcap on Temporal: a worker per host
+// that runs the commands of the workspaces it owns, and the MCP front door
+// that agents connect to.
+//
+//	shellcap-temporal worker --temporal HOST:PORT --host NAME --workspace PATH...
+//	shellcap-temporal serve  --temporal HOST:PORT --workspace HOST:PATH... [--addr ADDR] [--token-file FILE]
+//	shellcap-temporal serve  --temporal HOST:PORT --workspace HOST:PATH... --stdio
+//
+// The core CLI runs it for `shellcap worker ...` and `shellcap serve
+// --temporal ...`. Install it with
+//
+//	go install github.com/shellcap/shellcap/temporal/cmd/shellcap-temporal@latest
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+)
+
+// exitUsage is the exit status of a command line that does not parse;
+// exitFailure that of any other failure.
+const (
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `usage:
+  shellcap-temporal worker --temporal HOST:PORT --host NAME --workspace PATH... [--namespace NS]
+  shellcap-temporal serve  --temporal HOST:PORT --workspace HOST:PATH... [--addr ADDR] [--token-file FILE] [--stdio] [--namespace NS]
+
+worker runs the commands of the workspaces of host NAME (its task queue is
+shellcap-host-NAME); serve is the MCP front door: each tool call becomes a
+call on the session workflow of its workspace (the first --workspace, or the
+one an HTTP client names in the Shellcap-Workspace header).
+`
+
+// run executes the command line and returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	var err error
+	switch args[0] {
+	case "worker":
+		err = runWorker(args[1:], stderr)
+	case "serve":
+		err = runServe(args[1:], stdin, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "shellcap-temporal: unknown command %q\n%s", args[0], usage)
+		return exitUsage
+	}
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "shellcap-temporal: %v\n", err)
+		return exitUsage
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	default:
+		fmt.Fprintf(stderr, "shellcap-temporal: %v\n", err)
+		return exitFailure
+	}
+}
+
+// usageError is a command line that does not parse.
+type usageError struct{ error }
+
+// common are the flags of both commands.
+type common struct {
+	temporal, namespace, logLevel string
+	workspaces                    list
+}
+
+func (c *common) register(fs *flag.FlagSet, workspaceHelp string) {
+	fs.StringVar(&c.temporal, "temporal", "", "the Temporal frontend, HOST:PORT (required)")
+	fs.StringVar(&c.namespace, "namespace", "default", "the Temporal namespace")
+	fs.StringVar(&c.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
+	fs.Var(&c.workspaces, "workspace", workspaceHelp)
+}
+
+// parse parses args into fs and checks what both commands need.
+func (c *common) parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("%s: unexpected arguments %q", fs.Name(), fs.Args())}
+	}
+	if c.temporal == "" {
+		return usageError{fmt.Errorf("%s: --temporal HOST:PORT is required", fs.Name())}
+	}
+	if len(c.workspaces) == 0 {
+		return usageError{fmt.Errorf("%s: give at least one --workspace", fs.Name())}
+	}
+	return nil
+}
+
+// logger is the process's logger on stderr.
+func (c *common) logger(stderr io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(strings.ToUpper(c.logLevel))); err != nil {
+		return nil, usageError{fmt.Errorf("--log-level: %v", err)}
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})), nil
+}
+
+// dial connects to Temporal.
+func (c *common) dial(logger *slog.Logger) (client.Client, error) {
+	cl, err := client.Dial(client.Options{HostPort: c.temporal, Namespace: c.namespace, Logger: sdklog.NewStructuredLogger(logger)})
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %s): %w", c.temporal, c.namespace, err)
+	}
+	return cl, nil
+}
+
+// list is a repeatable string flag.
+type list []string
+
+func (l *list) String() string     { return strings.Join(*l, ",") }
+func (l *list) Set(v string) error { *l = append(*l, v); return nil }

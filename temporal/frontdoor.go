@@ -1,0 +1,215 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/shellcap/shellcap/mcpserver"
+	"github.com/shellcap/shellcap/toolset"
+)
+
+// WorkspaceHeader is the HTTP header by which an MCP client of the front
+// door names its workspace, as HOST:PATH; it must be one the front door
+// serves. Without it a call goes to the front door's default workspace.
+const WorkspaceHeader = "Shellcap-Workspace"
+
+// ErrWorkspaceNotServed reports a workspace the front door was not given
+// (FrontDoorOptions.Workspaces).
+var ErrWorkspaceNotServed = errors.New("the workspace is not served by this front door")
+
+// FrontDoorOptions configures a [FrontDoor].
+type FrontDoorOptions struct {
+	// Workspaces are the workspaces the front door serves. Required: at
+	// least one.
+	Workspaces []WorkspaceRef
+	// Default is the workspace of a call that names none (stdio, an HTTP
+	// client without WorkspaceHeader). The zero value means the first of
+	// Workspaces; otherwise it must be one of them.
+	Default WorkspaceRef
+}
+
+// FrontDoor is a toolset.Remote that makes every tool call a call on the
+// session workflow of its workspace ([CallSession]): give it to
+// mcpserver.Options.Remote (or toolset.Options.Remote) and the MCP server
+// becomes the front door of a fleet of workers, each command running on
+// the host that owns its workspace. Each MCP session is a conversation.
+// It is safe for concurrent use.
+type FrontDoor struct {
+	c          client.Client
+	workspaces []WorkspaceRef
+	def        WorkspaceRef
+
+	mu     sync.Mutex
+	polled map[string]time.Time             // host -> when a worker was last seen polling its queue
+	used   map[string]map[WorkspaceRef]bool // conversation -> the workspaces it called
+}
+
+// pollerCheckEvery is how long a host whose worker was seen polling is
+// trusted before the front door looks again.
+const pollerCheckEvery = 30 * time.Second
+
+// noPollerLooks is how many times, 250 ms apart, the front door looks for
+// a worker of a host before it refuses the call.
+const noPollerLooks = 12
+
+// NewFrontDoor builds the front door on client c.
+func NewFrontDoor(c client.Client, opts FrontDoorOptions) (*FrontDoor, error) {
+	if c == nil {
+		return nil, errors.New("temporal: NewFrontDoor needs a client")
+	}
+	if len(opts.Workspaces) == 0 {
+		return nil, errors.New("temporal: the front door needs at least one workspace")
+	}
+	for _, ws := range opts.Workspaces {
+		if err := ws.Validate(); err != nil {
+			return nil, fmt.Errorf("temporal: front door: %w", err)
+		}
+	}
+	def := opts.Default
+	if def == (WorkspaceRef{}) {
+		def = opts.Workspaces[0]
+	} else if !slices.Contains(opts.Workspaces, def) {
+		return nil, fmt.Errorf("temporal: the front door's default workspace %s is not one of its workspaces", def)
+	}
+	return &FrontDoor{c: c, workspaces: slices.Clone(opts.Workspaces), def: def, polled: map[string]time.Time{}, used: map[string]map[WorkspaceRef]bool{}}, nil
+}
+
+// ParseWorkspace parses HOST:PATH (the form of --workspace and of
+// WorkspaceHeader) into a validated WorkspaceRef.
+func ParseWorkspace(s string) (WorkspaceRef, error) {
+	host, path, ok := strings.Cut(s, ":")
+	if !ok {
+		return WorkspaceRef{}, fmt.Errorf("invalid workspace %q: want HOST:PATH (e.g. build1:/srv/repo)", s)
+	}
+	ws := WorkspaceRef{Host: host, Path: path}
+	if err := ws.Validate(); err != nil {
+		return WorkspaceRef{}, err
+	}
+	return ws, nil
+}
+
+// Workspace returns the workspace a call in ctx goes to: the one its HTTP
+// request names in WorkspaceHeader, else the default. A header naming a
+// workspace the front door does not serve is ErrWorkspaceNotServed.
+func (f *FrontDoor) Workspace(ctx context.Context) (WorkspaceRef, error) {
+	named := mcpserver.RequestHeader(ctx).Get(WorkspaceHeader)
+	if named == "" {
+		return f.def, nil
+	}
+	ws, err := ParseWorkspace(named)
+	if err == nil && slices.Contains(f.workspaces, ws) {
+		return ws, nil
+	}
+	served := make([]string, len(f.workspaces))
+	for i, w := range f.workspaces {
+		served[i] = w.String()
+	}
+	return WorkspaceRef{}, fmt.Errorf("%w: the %s header names %s; this server serves %s", ErrWorkspaceNotServed,
+		WorkspaceHeader, toolset.Echo(named), strings.Join(served, ", "))
+}
+
+// Call makes the tool call on the session workflow of the call's
+// workspace; see [toolset.Remote]. A workspace the front door does not
+// serve is a result with IsError saying so; nothing runs.
+func (f *FrontDoor) Call(ctx context.Context, conversation, name string, args json.RawMessage, hooks toolset.Hooks) (*toolset.Result, error) {
+	ws, err := f.Workspace(ctx)
+	if err != nil {
+		return &toolset.Result{Text: "The server refused this call: " + err.Error() + ".", Err: err, IsError: true}, nil
+	}
+	if msg := f.noWorker(ctx, ws); msg != "" {
+		return &toolset.Result{Text: msg, Err: errors.New(msg), IsError: true}, nil
+	}
+	if conversation != "" {
+		f.mu.Lock()
+		if f.used[conversation] == nil {
+			f.used[conversation] = map[WorkspaceRef]bool{}
+		}
+		f.used[conversation][ws] = true
+		f.mu.Unlock()
+	}
+	res, err := CallSession(ctx, f.c, ws, ToolCall{Conversation: conversation, Tool: name, Args: args, Answer: hooks.Answer})
+	if err != nil {
+		return nil, err
+	}
+	return toolsetResult(res), nil
+}
+
+// noWorker returns why no call can reach the host of ws: Temporal has
+// seen no worker poll its task queue (never started, or gone for
+// minutes); "" when one was seen. A worker that has just died is still
+// seen: the call then waits for its restart, as durable calls do.
+func (f *FrontDoor) noWorker(ctx context.Context, ws WorkspaceRef) string {
+	f.mu.Lock()
+	seen, ok := f.polled[ws.Host]
+	f.mu.Unlock()
+	if ok && time.Since(seen) < pollerCheckEvery {
+		return ""
+	}
+	// A worker that has just started may not have polled yet: look a
+	// few times before refusing.
+	for attempt := 0; ; attempt++ {
+		resp, err := f.c.DescribeTaskQueue(ctx, ws.TaskQueue(), enumspb.TASK_QUEUE_TYPE_WORKFLOW)
+		if err != nil {
+			return "" // cannot tell: the call itself reports what is wrong
+		}
+		if len(resp.GetPollers()) > 0 {
+			break
+		}
+		if attempt == noPollerLooks-1 || ctx.Err() != nil {
+			return fmt.Sprintf("The server could not carry out this call: no worker serves the host %s of the workspace %s (nothing polls the task queue %s), so nothing ran. Ask the user to start one on that host: shellcap worker --temporal HOST:PORT --host %s --workspace %s",
+				ws.Host, ws, ws.TaskQueue(), ws.Host, ws.Path)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	f.mu.Lock()
+	f.polled[ws.Host] = time.Now()
+	f.mu.Unlock()
+	return ""
+}
+
+// toolsetResult is a session's result as a toolset result.
+func toolsetResult(res ToolResult) *toolset.Result {
+	out := &toolset.Result{Text: res.Text, Notices: res.Notices, IsError: res.IsError, Pending: res.Pending}
+	if len(res.Structured) > 0 {
+		out.Structured = res.Structured
+	}
+	if res.IsError {
+		out.Err = errors.New(res.Text)
+	}
+	return out
+}
+
+// Close ends the conversation on the session of every workspace it
+// called ([CloseSession]): its bash shells on the hosts are closed; its
+// jobs keep running, as when a local conversation ends. It waits at most
+// closeWait per workspace.
+func (f *FrontDoor) Close(conversation string) error {
+	f.mu.Lock()
+	used := f.used[conversation]
+	delete(f.used, conversation)
+	f.mu.Unlock()
+	var errs []error
+	for ws := range used {
+		ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+		errs = append(errs, CloseSession(ctx, f.c, ws, conversation))
+		cancel()
+	}
+	return errors.Join(errs...)
+}
+
+// closeWait bounds the close of a conversation on one workspace.
+const closeWait = 2 * time.Minute
+
+var _ toolset.Remote = (*FrontDoor)(nil)
