@@ -226,18 +226,9 @@ func checkLinks(t *testing.T, file, text string) {
 		target, _, _ = strings.Cut(target, "#")
 		p := filepath.Join(filepath.Dir(file), filepath.FromSlash(target))
 		if _, err := os.Stat(p); err != nil {
-			if filepath.ToSlash(p) == "temporal/README.md" && isDir("temporal") {
-				// The temporal module's guide is written with that module.
-				continue
-			}
 			t.Errorf("%s links to %s, which does not exist", file, m[1])
 		}
 	}
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }
 
 var goBlockRE = regexp.MustCompile("(?s)```go\n(.*?)\n```")
