@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -98,7 +99,7 @@ func (w *workspace) open(opts *WorkerOptions) (WorkspaceSetup, error) {
 			return set, fmt.Errorf("temporal: the Shell for workspace %s: %w", w.path, err)
 		case set.Shell == nil:
 			return set, fmt.Errorf("temporal: OpenWorkspace returned no Shell for workspace %s", w.path)
-		case set.Shell.Workspace() != w.path:
+		case !sameDir(set.Shell.Workspace(), w.path):
 			set.Shell.Close()
 			return set, fmt.Errorf("temporal: OpenWorkspace returned a Shell for %s, not for workspace %s", set.Shell.Workspace(), w.path)
 		}
@@ -135,4 +136,18 @@ func (s *workspaces) close() {
 	for _, w := range s.byPath {
 		w.close()
 	}
+}
+
+// sameDir reports whether a and b name the same directory (a Shell
+// resolves its workspace's symbolic links).
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }

@@ -16,7 +16,7 @@ import (
 // executors: one per configuration key (config.Keys), so every key has a
 // flag and the flag's help is the key's description. Only flags given on
 // the command line count: they override SHELLCAP_* variables, which
-// override the configuration files (see loadConfig).
+// override the configuration files (see Load).
 type Flags struct {
 	configPath string
 	// given is the layer the key flags write as they are parsed.
@@ -29,7 +29,7 @@ type Flags struct {
 	origins config.Origins
 }
 
-// keyed makes an error a library constructor returned for an option of
+// Keyed makes an error a library constructor returned for an option of
 // type lib ("shellcap.Options", "jobs.Options") name the configuration
 // key instead, and where its value came from (config.KeyError).
 func (o *Flags) Keyed(lib string, err error) error {
@@ -90,11 +90,18 @@ func usage(k config.Key) string {
 	return s + " [" + k.Key + ", $" + k.Env + "]"
 }
 
-// register adds the flags of the keys of scope.
+// Register adds the flags of the keys of scope.
 func (o *Flags) Register(f *pflag.FlagSet, scope config.Scope) {
+	o.RegisterExcept(f, scope)
+}
+
+// RegisterExcept is Register without the flags of the keys named in
+// except: a program that gives one of them its own meaning (the Temporal
+// worker's repeatable --workspace) registers the rest.
+func (o *Flags) RegisterExcept(f *pflag.FlagSet, scope config.Scope, except ...string) {
 	f.StringVar(&o.configPath, "config", "", "your configuration file (default: $SHELLCAP_CONFIG, else shellcap.yaml in $XDG_CONFIG_HOME/shellcap or ~/.config/shellcap); a shellcap.yaml in the workspace only tightens it unless trusted (shellcap config trust)")
 	for _, k := range config.Keys() {
-		if !InScope(k, scope) {
+		if !InScope(k, scope) || slices.Contains(except, k.Key) {
 			continue
 		}
 		short := ""
@@ -111,7 +118,7 @@ func (o *Flags) Register(f *pflag.FlagSet, scope config.Scope) {
 	f.StringSliceVar(&o.allowHost, "allow-host", nil, "let sandboxed commands reach this host (HOST for port 443, or HOST:PORT; *.example.com for subdomains) through the allowlist proxy (repeatable) [sandbox_network: allowlist, sandbox_allow]")
 }
 
-// layer renders the flags given on the command line as a configuration
+// Layer renders the flags given on the command line as a configuration
 // layer.
 func (o *Flags) Layer(f *pflag.FlagSet) (*config.File, error) {
 	l := &config.File{}

@@ -66,7 +66,7 @@ type FileNote struct {
 //  3. the SHELLCAP_* environment;
 //  4. the flags, then extra (more flags).
 //
-// Each file Loaded is logged with its path, and each key of a workspace
+// Each file loaded is logged with its path, and each key of a workspace
 // file that was refused.
 func (o *Flags) Load(f *pflag.FlagSet, extra ...*config.File) (*Loaded, error) {
 	home := os.Getenv("HOME")
@@ -238,7 +238,7 @@ func JobOptions(sh *shellcap.Shell, eff *config.File) jobs.Options {
 	return o
 }
 
-// shell builds the Shell of the effective configuration; extra layers go
+// Shell builds the Shell of the effective configuration; extra layers go
 // above the flags. The caller closes the Shell. A sandbox warning is
 // logged.
 func (o *Flags) Shell(f *pflag.FlagSet, extra ...*config.File) (*shellcap.Shell, *config.File, error) {
@@ -260,7 +260,7 @@ func (o *Flags) Shell(f *pflag.FlagSet, extra ...*config.File) (*shellcap.Shell,
 	return sh, eff, nil
 }
 
-// options returns the Options of the effective configuration (without its
+// Options returns the Options of the effective configuration (without its
 // sandbox, which only OpenShell builds).
 func (o *Flags) Options(f *pflag.FlagSet) (shellcap.Options, *config.File, error) {
 	eff, err := o.Effective(f)
