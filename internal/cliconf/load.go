@@ -129,7 +129,7 @@ func (o *Flags) Load(f *pflag.FlagSet, extra ...*config.File) (*Loaded, error) {
 			if err != nil {
 				return nil, err
 			}
-			slog.Info("config: Loaded", "path", userPath, "from", how)
+			slog.Info("config: loaded", "path", userPath, "from", how)
 			user = config.FileLayer(file, userPath, "")
 			if ws, err = workspace(append([]config.Layer{user}, above...)...); err != nil {
 				return nil, err
@@ -163,13 +163,13 @@ func (o *Flags) Load(f *pflag.FlagSet, extra ...*config.File) (*Loaded, error) {
 			return nil, err
 		}
 		if w.Trusted {
-			slog.Warn("config: Loaded a trusted workspace file", "path", w.Path)
+			slog.Warn("config: loaded a trusted workspace file", "path", w.Path)
 			layers = append(layers, config.FileLayer(w.File, w.Path, "(trusted workspace file)"))
 			continue
 		}
 		base, _ := config.MergeLayers(append(layers, above...)...)
 		accepted, notes := config.Tighten(base, w.File)
-		slog.Warn("config: Loaded an untrusted workspace file, keeping only what tightens the configuration (`shellcap config trust` accepts it whole)", "path", w.Path)
+		slog.Warn("config: loaded an untrusted workspace file, keeping only what tightens the configuration (`shellcap config trust` accepts it whole)", "path", w.Path)
 		for _, n := range notes {
 			out.Notes = append(out.Notes, FileNote{w.Path, n})
 			if !n.Accepted {

@@ -12,9 +12,9 @@ import (
 	"github.com/shellcap/shellcap/sandbox"
 )
 
-// DefaultProfile is the default confinement of every command the CLI and the servers run:
-// the workspace-write profile without network, where the machine can
-// enforce it.
+// DefaultProfile is the default confinement of every command the CLI and
+// the servers run: the workspace-write profile without network, where the
+// machine can enforce it.
 const DefaultProfile = sandbox.WorkspaceWrite
 
 // SandboxPlan is what a configuration asks of the sandbox.
@@ -110,7 +110,7 @@ func OpenShell(opts shellcap.Options, plan SandboxPlan) (*shellcap.Shell, Confin
 		// stand in for) is enforced as asked or not at all.
 		return nil, c, fmt.Errorf("sandbox %s: %w (see `shellcap sandbox doctor`; without --sandbox the default profile runs degraded, with a warning)", cfg.Profile, err)
 	case errors.Is(err, sandbox.ErrUnsupported) && cfg.Profile == sandbox.FullAccess && cfg.Network != sandbox.NetworkAllowlist && len(cfg.Allow) == 0:
-		// Nothing to confine: full-access asks for no Confinement.
+		// Nothing to confine: full-access asks for no confinement.
 		sh, err := shellcap.New(opts)
 		return sh, c, err
 	case errors.Is(err, sandbox.ErrUnsupported) && !plan.Explicit:
