@@ -2,9 +2,14 @@
 // that runs the commands of the workspaces it owns, and the MCP front door
 // that agents connect to.
 //
-//	shellcap-temporal worker --temporal HOST:PORT --host NAME --workspace PATH...
+//	shellcap-temporal worker --temporal HOST:PORT --host NAME --workspace PATH... [option flags]
 //	shellcap-temporal serve  --temporal HOST:PORT --workspace HOST:PATH... [--addr ADDR] [--token-file FILE]
 //	shellcap-temporal serve  --temporal HOST:PORT --workspace HOST:PATH... --stdio
+//
+// The worker is configured like `shellcap serve` (the same option flags,
+// configuration file, workspace-file tightening and SHELLCAP_* variables,
+// through the core's internal/cliconf), per workspace it serves; the
+// front door runs no commands and refuses the flags that configure them.
 //
 // The core CLI runs it for `shellcap worker ...` and `shellcap serve
 // --temporal ...`. Install it with

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/spf13/pflag"
@@ -31,6 +32,14 @@ func runWorker(args []string, stderr io.Writer) error {
 	// The workspace key is the worker's repeatable --workspace; every
 	// other key of `shellcap serve` has its flag.
 	of.RegisterExcept(fs, config.Serve, "workspace")
+	// The flags of what the worker refuses (an MCP server's settings, a
+	// container executor) parse, to be refused by name, but --help does
+	// not offer them.
+	for _, k := range config.Keys() {
+		if serverOnly(k) || k.Key == "executor" || strings.HasPrefix(k.Key, "container.") {
+			_ = fs.MarkHidden(k.Flag)
+		}
+	}
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
