@@ -70,7 +70,9 @@ func startWorker(t *testing.T, env []string, addr, host, ws string, flags ...str
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		stop(t, cmd)
+		if st := stop(t, cmd); st != 0 {
+			t.Errorf("worker %s exited %d on SIGTERM", host, st)
+		}
 		if t.Failed() {
 			t.Logf("worker %s stderr:\n%s", host, stderr.String())
 		}
