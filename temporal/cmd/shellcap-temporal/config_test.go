@@ -94,13 +94,7 @@ type runResult struct {
 // the front door does, and returns the result.
 func runOn(t *testing.T, srv *devserver.Server, ws shtemporal.WorkspaceRef, command string) (shtemporal.ToolResult, runResult) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	args, _ := json.Marshal(map[string]any{"command": command})
-	res, err := shtemporal.CallSession(ctx, srv.Dial(t), ws, shtemporal.ToolCall{Tool: "run_command", Args: args})
-	if err != nil {
-		t.Fatalf("run_command %q on %s: %v", command, ws, err)
-	}
+	res := callOn(t, srv, ws, "run_command", map[string]any{"command": command})
 	var rr runResult
 	if len(res.Structured) > 0 {
 		if err := json.Unmarshal(res.Structured, &rr); err != nil {
@@ -108,6 +102,33 @@ func runOn(t *testing.T, srv *devserver.Server, ws shtemporal.WorkspaceRef, comm
 		}
 	}
 	return res, rr
+}
+
+// callOn makes one tool call on the session workflow of ws.
+func callOn(t *testing.T, srv *devserver.Server, ws shtemporal.WorkspaceRef, tool string, args map[string]any) shtemporal.ToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	raw, _ := json.Marshal(args)
+	res, err := shtemporal.CallSession(ctx, srv.Dial(t), ws, shtemporal.ToolCall{Conversation: "test", Tool: tool, Args: raw})
+	if err != nil {
+		t.Fatalf("%s %s on %s: %v", tool, raw, ws, err)
+	}
+	return res
+}
+
+// jobOn runs command as a background job on ws (start_command, then
+// wait_command until it ends) and returns wait_command's text.
+func jobOn(t *testing.T, srv *devserver.Server, ws shtemporal.WorkspaceRef, command string) string {
+	t.Helper()
+	res := callOn(t, srv, ws, "start_command", map[string]any{"command": command})
+	var started struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(res.Structured, &started); err != nil || started.ID == "" || res.IsError {
+		t.Fatalf("start_command: %q %s", res.Text, res.Structured)
+	}
+	return callOn(t, srv, ws, "wait_command", map[string]any{"command_id": started.ID, "timeout_seconds": 30}).Text
 }
 
 // listen accepts connections on a loopback port until the test ends and
@@ -180,6 +201,11 @@ func TestWorkerSandboxedByDefault(t *testing.T) {
 				t.Errorf("the result's sandbox %+v, want profile %s without network (%s)", rr.Sandbox, tc.profile, res.Structured)
 			case tc.profile == "" && rr.Sandbox != nil && rr.Sandbox.Profile != "full-access":
 				t.Errorf("the result's sandbox %+v under --sandbox full-access", rr.Sandbox)
+			}
+			// The workspace's background jobs run in its sandbox too.
+			text := jobOn(t, srv, shtemporal.WorkspaceRef{Host: host, Path: ws}, "echo job > "+outside+"/job-escaped")
+			if _, err := os.Stat(filepath.Join(outside, "job-escaped")); (err == nil) != tc.escapes {
+				t.Errorf("a background job's file outside the workspace reached the host: %v, want %v (%q)", err == nil, tc.escapes, text)
 			}
 			if !strings.Contains(stderr.String(), tc.logged) || !strings.Contains(stderr.String(), "workspace="+ws) {
 				t.Errorf("the worker's log does not say, for workspace %s, %q:\n%s", ws, tc.logged, stderr.String())
