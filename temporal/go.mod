@@ -7,6 +7,7 @@ replace github.com/shellcap/shellcap => ..
 require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/shellcap/shellcap v0.0.0-00010101000000-000000000000
+	github.com/spf13/pflag v1.0.9
 	go.temporal.io/api v1.64.3
 	go.temporal.io/sdk v1.51.0
 )
@@ -20,6 +21,7 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.2 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.22.0 // indirect
+	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
 	github.com/nexus-rpc/nexus-proto-annotations v0.1.0 // indirect
 	github.com/nexus-rpc/sdk-go v0.7.0 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
@@ -42,5 +44,6 @@ require (
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

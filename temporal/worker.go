@@ -39,8 +39,18 @@ type WorkerOptions struct {
 	// that the worker's foreground commands die with it.
 	Shell func(workspace string) shellcap.Options
 
+	// OpenWorkspace, when set, builds what a workspace's tools run on, on
+	// its first use: its Shell (in its sandbox, as the shellcap-temporal
+	// worker configures it) and the options of its job manager and bash
+	// sessions. It replaces Shell, and Jobs and Session for that
+	// workspace (Jobs.KeyDir still names the worker's key directory). A
+	// failure is retried on the next call. Nil uses Shell, Jobs and
+	// Session.
+	OpenWorkspace func(workspace string) (WorkspaceSetup, error)
+
 	// Jobs configures each workspace's jobs.Manager; the zero value is
-	// jobs' default.
+	// jobs' default. Its KeyDir is also where the worker keeps the key of
+	// its foreground records.
 	Jobs jobs.Options
 
 	// Session configures the bash tool's persistent sessions; the zero
@@ -61,6 +71,22 @@ type WorkerOptions struct {
 	// Logger receives the worker's warnings (records it refused to act
 	// on, progress that could not be signalled). Nil discards them.
 	Logger *slog.Logger
+}
+
+// WorkspaceSetup is what WorkerOptions.OpenWorkspace builds for one
+// workspace.
+type WorkspaceSetup struct {
+	// Shell runs the workspace's commands; its Workspace must be the
+	// workspace. Required; the worker closes it when it stops.
+	Shell *shellcap.Shell
+
+	// Jobs configures the workspace's jobs.Manager; the zero value is
+	// jobs' default.
+	Jobs jobs.Options
+
+	// Session configures the bash tool's sessions; the zero value is
+	// session's default.
+	Session session.Options
 }
 
 // Worker serves one host's workspaces on its task queue.

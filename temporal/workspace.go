@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -67,21 +68,17 @@ func (w *workspace) get(opts *WorkerOptions) (*shellcap.Shell, *jobs.Manager, *t
 	if w.tools != nil {
 		return w.shell, w.jobs, w.tools, nil
 	}
-	so := defaultShellOptions()
-	if opts.Shell != nil {
-		so = opts.Shell(w.path)
-	}
-	so.Workspace = w.path
-	sh, err := shellcap.New(so)
+	set, err := w.open(opts)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("temporal: the Shell for workspace %s: %w", w.path, err)
+		return nil, nil, nil, err
 	}
-	m, err := jobs.New(sh, opts.Jobs)
+	sh := set.Shell
+	m, err := jobs.New(sh, set.Jobs)
 	if err != nil {
 		sh.Close()
 		return nil, nil, nil, fmt.Errorf("temporal: the job manager for workspace %s: %w", w.path, err)
 	}
-	ts, err := toolset.New(toolset.Options{Shell: sh, Jobs: m, Session: opts.Session})
+	ts, err := toolset.New(toolset.Options{Shell: sh, Jobs: m, Session: set.Session})
 	if err != nil {
 		m.Close()
 		sh.Close()
@@ -89,6 +86,35 @@ func (w *workspace) get(opts *WorkerOptions) (*shellcap.Shell, *jobs.Manager, *t
 	}
 	w.shell, w.jobs, w.tools = sh, m, ts
 	return sh, m, ts, nil
+}
+
+// open builds the workspace's Shell and the options of its tools: by
+// OpenWorkspace when set, else from Shell (or the defaults), Jobs and
+// Session.
+func (w *workspace) open(opts *WorkerOptions) (WorkspaceSetup, error) {
+	if opts.OpenWorkspace != nil {
+		set, err := opts.OpenWorkspace(w.path)
+		switch {
+		case err != nil:
+			return set, fmt.Errorf("temporal: the Shell for workspace %s: %w", w.path, err)
+		case set.Shell == nil:
+			return set, fmt.Errorf("temporal: OpenWorkspace returned no Shell for workspace %s", w.path)
+		case !sameDir(set.Shell.Workspace(), w.path):
+			set.Shell.Close()
+			return set, fmt.Errorf("temporal: OpenWorkspace returned a Shell for %s, not for workspace %s", set.Shell.Workspace(), w.path)
+		}
+		return set, nil
+	}
+	so := defaultShellOptions()
+	if opts.Shell != nil {
+		so = opts.Shell(w.path)
+	}
+	so.Workspace = w.path
+	sh, err := shellcap.New(so)
+	if err != nil {
+		return WorkspaceSetup{}, fmt.Errorf("temporal: the Shell for workspace %s: %w", w.path, err)
+	}
+	return WorkspaceSetup{Shell: sh, Jobs: opts.Jobs, Session: opts.Session}, nil
 }
 
 // close closes what get built; later calls fail as the worker stopping.
@@ -110,4 +136,18 @@ func (s *workspaces) close() {
 	for _, w := range s.byPath {
 		w.close()
 	}
+}
+
+// sameDir reports whether a and b name the same directory (a Shell
+// resolves its workspace's symbolic links).
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }

@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/shellcap/shellcap/config"
+	"github.com/shellcap/shellcap/internal/cliconf"
 )
 
 func newConfigCmd() *cobra.Command {
@@ -23,7 +24,7 @@ func newConfigCmd() *cobra.Command {
 
 func newConfigPrintCmd() *cobra.Command {
 	var (
-		of      optionFlags
+		of      cliconf.Flags
 		jsonOut bool
 	)
 	cmd := &cobra.Command{
@@ -39,14 +40,14 @@ environment, the flags. The keys of an untrusted workspace file that were
 refused are listed at the end. Secrets are redacted.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := of.loadConfig(cmd.Flags())
+			l, err := of.Load(cmd.Flags())
 			if err != nil {
 				return err
 			}
-			if err := l.eff.Validate(); err != nil {
+			if err := l.Eff.Validate(); err != nil {
 				return err
 			}
-			out, err := l.eff.MarshalOrigins(l.origins)
+			out, err := l.Eff.MarshalOrigins(l.Origins)
 			if err != nil {
 				return err
 			}
@@ -57,19 +58,19 @@ refused are listed at the end. Secrets are redacted.`,
 					return err
 				}
 				var refused []map[string]string
-				for _, n := range l.notes {
-					refused = append(refused, map[string]string{"file": n.path, "key": n.Key, "note": n.Msg})
+				for _, n := range l.Notes {
+					refused = append(refused, map[string]string{"file": n.Path, "key": n.Key, "note": n.Msg})
 				}
-				return printJSON(cmd, map[string]any{"config": doc, "origins": l.origins, "workspace_file_notes": refused})
+				return printJSON(cmd, map[string]any{"config": doc, "origins": l.Origins, "workspace_file_notes": refused})
 			}
-			for _, n := range l.notes {
-				out = fmt.Appendf(out, "# %s: %s: %s\n", n.path, n.Key, n.Msg)
+			for _, n := range l.Notes {
+				out = fmt.Appendf(out, "# %s: %s: %s\n", n.Path, n.Key, n.Msg)
 			}
 			_, err = cmd.OutOrStdout().Write(out)
 			return err
 		},
 	}
-	of.register(cmd.Flags(), config.Serve)
+	of.Register(cmd.Flags(), config.Serve)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the configuration as JSON")
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shellcap/shellcap/config"
+	"github.com/shellcap/shellcap/internal/cliconf"
 )
 
 // The README's table of every configuration key lies between these
@@ -41,7 +42,7 @@ func configTable() string {
 		if k.Scope != config.Commands {
 			flag += " (" + k.Scope.String() + ")"
 		}
-		if extra, ok := flagOf[k.Key]; ok && extra != "--"+k.Flag {
+		if extra, ok := cliconf.FlagOf[k.Key]; ok && extra != "--"+k.Flag {
 			flag = "`" + strings.ReplaceAll(extra, " or ", "` or `") + "`"
 			if k.Scope != config.Commands {
 				flag += " (" + k.Scope.String() + ")"

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellcap/shellcap/config"
+	"github.com/shellcap/shellcap/internal/cliconf"
 	"github.com/shellcap/shellcap/sandbox"
 )
 
@@ -36,16 +37,16 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// simulate makes sandboxCheck answer as a machine that cannot enforce the
+// simulate makes cliconf.SandboxCheck answer as a machine that cannot enforce the
 // sandbox would, and captures the log.
 func simulate(t *testing.T, check func(sandbox.Config) error) *syncBuffer {
 	t.Helper()
-	real, logger := sandboxCheck, slog.Default()
-	sandboxCheck = check
+	real, logger := cliconf.SandboxCheck, slog.Default()
+	cliconf.SandboxCheck = check
 	log := &syncBuffer{}
 	slog.SetDefault(slog.New(slog.NewTextHandler(log, nil)))
 	t.Cleanup(func() {
-		sandboxCheck = real
+		cliconf.SandboxCheck = real
 		slog.SetDefault(logger)
 	})
 	return log
@@ -141,7 +142,7 @@ func TestServerWithoutSandboxWarns(t *testing.T) {
 // refused instead.
 func TestServerDegradedSandboxWarns(t *testing.T) {
 	needSandbox(t)
-	real := sandboxCheck
+	real := cliconf.SandboxCheck
 	var allowed bool
 	log := simulate(t, func(cfg sandbox.Config) error {
 		if !cfg.AllowDegraded {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shellcap/shellcap/config"
 	"github.com/shellcap/shellcap/envprobe"
+	"github.com/shellcap/shellcap/internal/cliconf"
 )
 
 // probeOptions reads the probe settings of a configuration.
@@ -16,7 +17,7 @@ func probeOptions(eff *config.File) envprobe.Options {
 
 func newEnvCmd() *cobra.Command {
 	var (
-		of      optionFlags
+		of      cliconf.Flags
 		jsonOut bool
 	)
 	cmd := &cobra.Command{
@@ -29,7 +30,7 @@ approval but run with the same shell, environment, limits and sandbox as the
 agent's commands. A probe that fails is reported as not checked.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sh, eff, err := of.shell(cmd.Flags())
+			sh, eff, err := of.Shell(cmd.Flags())
 			if err != nil {
 				return err
 			}
@@ -45,7 +46,7 @@ agent's commands. A probe that fails is reported as not checked.`,
 			return err
 		},
 	}
-	of.register(cmd.Flags(), config.Servers)
+	of.Register(cmd.Flags(), config.Servers)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the snapshot as JSON")
 	return cmd
 }

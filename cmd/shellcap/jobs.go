@@ -8,25 +8,26 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/config"
+	"github.com/shellcap/shellcap/internal/cliconf"
 	"github.com/shellcap/shellcap/jobs"
 )
 
 // jobFlags are the flags of the job commands: the configuration (so the
 // same workspace and job store as the server) and --json.
 type jobFlags struct {
-	options optionFlags
+	options cliconf.Flags
 	json    bool
 }
 
 func (j *jobFlags) register(cmd *cobra.Command) {
-	j.options.register(cmd.Flags(), config.Commands)
+	j.options.Register(cmd.Flags(), config.Commands)
 	cmd.Flags().BoolVar(&j.json, "json", false, "print the structured result as JSON")
 }
 
 // manager opens the workspace's job store, with the configured sandbox for
 // the jobs it starts; the caller closes both.
 func (j *jobFlags) manager(cmd *cobra.Command) (*jobs.Manager, *shellcap.Shell, error) {
-	sh, eff, err := j.options.shell(cmd.Flags())
+	sh, eff, err := j.options.Shell(cmd.Flags())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -34,12 +35,12 @@ func (j *jobFlags) manager(cmd *cobra.Command) (*jobs.Manager, *shellcap.Shell, 
 		sh.Close()
 		return nil, nil, errContainerOnly("shellcap start")
 	}
-	jo := jobOptions(sh, eff)
+	jo := cliconf.JobOptions(sh, eff)
 	jo.StopOnClose = false // a job started here outlives the command that started it, by design
 	m, err := jobs.New(sh, jo)
 	if err != nil {
 		sh.Close()
-		return nil, nil, j.options.keyed("jobs.Options", err)
+		return nil, nil, j.options.Keyed("jobs.Options", err)
 	}
 	return m, sh, nil
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -14,17 +14,18 @@ import (
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/config"
 	"github.com/shellcap/shellcap/envprobe"
+	"github.com/shellcap/shellcap/internal/cliconf"
 	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/mcpserver"
 )
 
 // serverFlags are the flags of the two server commands.
 type serverFlags struct {
-	options optionFlags
+	options cliconf.Flags
 }
 
 func (s *serverFlags) register(cmd *cobra.Command, scope config.Scope) {
-	s.options.register(cmd.Flags(), scope)
+	s.options.Register(cmd.Flags(), scope)
 }
 
 // closer ends a server's Manager and Shell, leaving jobs running.
@@ -49,7 +50,7 @@ func (c *closer) Close() error {
 // server builds the Shell, the job Manager and the MCP server the flags
 // describe; the caller closes the returned closer.
 func (s *serverFlags) server(cmd *cobra.Command) (*mcpserver.Server, io.Closer, error) {
-	eff, err := s.options.effective(cmd.Flags())
+	eff, err := s.options.Effective(cmd.Flags())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -58,20 +59,9 @@ func (s *serverFlags) server(cmd *cobra.Command) (*mcpserver.Server, io.Closer, 
 
 // build makes the Shell and the MCP server of an effective configuration.
 func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, error) {
-	opts, err := libraryOptions(eff)
+	sh, confinedNote, err := cliconf.OpenServer(eff, mcpserver.ElicitApprover)
 	if err != nil {
-		return nil, nil, err
-	}
-	opts.Approve = mcpserver.ElicitApprover
-	// Foreground commands and the bash tool's shells die with the server,
-	// even when it is killed with SIGKILL, unless the configuration says
-	// otherwise.
-	if eff.DieWithProcess == nil {
-		opts.DieWithProcess = runtime.GOOS == "linux"
-	}
-	sh, confinedNote, err := serverShell(opts, eff)
-	if err != nil {
-		return nil, nil, s.options.keyed("shellcap.Options", err)
+		return nil, nil, s.options.Keyed("shellcap.Options", err)
 	}
 	var snap *envprobe.Snapshot
 	// No snapshot for a container (it would describe the host, not the
@@ -84,13 +74,13 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 			return nil, nil, err
 		}
 	}
-	m, err := jobs.New(sh, jobOptions(sh, eff))
+	m, err := jobs.New(sh, cliconf.JobOptions(sh, eff))
 	if err != nil {
 		sh.Close()
-		return nil, nil, s.options.keyed("jobs.Options", err)
+		return nil, nil, s.options.Keyed("jobs.Options", err)
 	}
 	c := &closer{sh: sh, m: m}
-	mo := mcpserver.Options{Shell: sh, Jobs: m, Tools: eff.Tools, Instructions: confinedNote, Environment: snap, Version: version(), Logger: opts.Logger,
+	mo := mcpserver.Options{Shell: sh, Jobs: m, Tools: eff.Tools, Instructions: confinedNote, Environment: snap, Version: version(), Logger: slog.Default(),
 		ShareJobs:         deref(eff.Server.ShareJobs, false),
 		ForegroundTimeout: deref(eff.Server.ForegroundTimeout, 0),
 		Session:           eff.SessionOptions(),
@@ -99,7 +89,7 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 		x, err := containerExecutor(sh, eff)
 		if err != nil {
 			c.Close()
-			return nil, nil, s.options.keyed("container.Options", err)
+			return nil, nil, s.options.Keyed("container.Options", err)
 		}
 		c.x = x
 		mo.Executor = x
@@ -109,7 +99,7 @@ func (s *serverFlags) build(eff *config.File) (*mcpserver.Server, io.Closer, err
 	srv, err := mcpserver.New(mo)
 	if err != nil {
 		c.Close()
-		return nil, nil, s.options.keyed("mcpserver.Options", err)
+		return nil, nil, s.options.Keyed("mcpserver.Options", err)
 	}
 	c.srv = srv
 	return srv, c, nil
@@ -168,7 +158,7 @@ shellcap worker).`,
 			if err := dropTokenFromEnv(); err != nil {
 				return err
 			}
-			eff, err := sf.options.effective(cmd.Flags())
+			eff, err := sf.options.Effective(cmd.Flags())
 			if err != nil {
 				return err
 			}
@@ -197,7 +187,7 @@ shellcap worker).`,
 				SessionIdleTimeout: deref(s.SessionIdleTimeout, 0),
 				MaxSessions:        deref(s.MaxSessions, 0),
 			})
-			return sf.options.keyed("mcpserver.HTTPOptions", err)
+			return sf.options.Keyed("mcpserver.HTTPOptions", err)
 		},
 	}
 	sf.register(cmd, config.Serve)

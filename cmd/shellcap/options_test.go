@@ -12,6 +12,7 @@ import (
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/config"
 	"github.com/shellcap/shellcap/container"
+	"github.com/shellcap/shellcap/internal/cliconf"
 	"github.com/shellcap/shellcap/jobs"
 	"github.com/shellcap/shellcap/mcpserver"
 	"github.com/shellcap/shellcap/session"
@@ -45,22 +46,22 @@ func TestEveryKeyHasAFlag(t *testing.T) {
 		for _, k := range config.Keys() {
 			fl := cmd.Flags().Lookup(k.Flag)
 			switch {
-			case inScope(k, scope) && fl == nil:
+			case cliconf.InScope(k, scope) && fl == nil:
 				t.Errorf("%s has no --%s for %s", name, k.Flag, k.Key)
-			case inScope(k, scope) && !strings.Contains(fl.Usage, k.Env):
+			case cliconf.InScope(k, scope) && !strings.Contains(fl.Usage, k.Env):
 				t.Errorf("%s --%s: usage %q does not name %s", name, k.Flag, fl.Usage, k.Env)
 			}
 		}
 	}
-	var of optionFlags
+	var of cliconf.Flags
 	fs := pflag.NewFlagSet("options", pflag.ContinueOnError)
-	of.register(fs, config.Serve)
+	of.Register(fs, config.Serve)
 	flags := map[string]bool{}
 	for _, k := range config.Keys() {
 		flags[k.Flag] = true
 	}
 	fs.VisitAll(func(f *pflag.Flag) {
-		if !flags[f.Name] && helperFlags[f.Name] == "" {
+		if !flags[f.Name] && cliconf.HelperFlags[f.Name] == "" {
 			t.Errorf("flag --%s of the option set sets no configuration key", f.Name)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shellcap/shellcap/config"
+	"github.com/shellcap/shellcap/internal/cliconf"
 
 	"github.com/shellcap/shellcap/policy"
 )
@@ -28,7 +29,7 @@ func newPolicyCmd() *cobra.Command {
 
 func newPolicyCheckCmd() *cobra.Command {
 	var (
-		of      optionFlags
+		of      cliconf.Flags
 		jsonOut bool
 	)
 	cmd := &cobra.Command{
@@ -41,7 +42,7 @@ and the position of the offending word. Exit status: 0 allow, 1 deny, 2 ask.`,
   shellcap policy check --allow git,go --json -- 'git status && make'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, _, err := of.options(cmd.Flags())
+			opts, _, err := of.Options(cmd.Flags())
 			if err != nil {
 				return err
 			}
@@ -74,7 +75,7 @@ and the position of the offending word. Exit status: 0 allow, 1 deny, 2 ask.`,
 			return nil
 		},
 	}
-	of.register(cmd.Flags(), config.Commands)
+	of.Register(cmd.Flags(), config.Commands)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the decision as JSON")
 	return cmd
 }

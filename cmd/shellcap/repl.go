@@ -8,13 +8,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shellcap/shellcap/config"
+	"github.com/shellcap/shellcap/internal/cliconf"
 
 	"github.com/shellcap/shellcap/session"
 )
 
 func newReplCmd() *cobra.Command {
 	var (
-		of      optionFlags
+		of      cliconf.Flags
 		confine bool
 	)
 	cmd := &cobra.Command{
@@ -26,7 +27,7 @@ cd and export carry over. A line ending in \ continues on the next line.
 :restart starts a fresh session; :quit or end-of-file leaves.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sh, eff, err := of.shell(cmd.Flags())
+			sh, eff, err := of.Shell(cmd.Flags())
 			if err != nil {
 				return err
 			}
@@ -40,13 +41,13 @@ cd and export carry over. A line ending in \ continues on the next line.
 			}
 			sess, err := session.New(cmd.Context(), sh, opts)
 			if err != nil {
-				return of.keyed("session.Options", err)
+				return of.Keyed("session.Options", err)
 			}
 			defer sess.Close()
 			return repl(cmd, sess)
 		},
 	}
-	of.register(cmd.Flags(), config.Commands)
+	of.Register(cmd.Flags(), config.Commands)
 	cmd.Flags().BoolVar(&confine, "confine", false, "start every command in the workspace root (as --session-start-in-root)")
 	return cmd
 }

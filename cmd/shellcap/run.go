@@ -12,11 +12,12 @@ import (
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/config"
+	"github.com/shellcap/shellcap/internal/cliconf"
 )
 
 func newRunCmd() *cobra.Command {
 	var (
-		of       optionFlags
+		of       cliconf.Flags
 		timeout  timeoutFlag
 		dir      string
 		jsonOut  bool
@@ -34,7 +35,7 @@ command's own; 124 means it timed out and 125 that shellcap could not run it
   shellcap run --json --timeout 2m -- go test ./...`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sh, eff, err := of.shell(cmd.Flags())
+			sh, eff, err := of.Shell(cmd.Flags())
 			if err != nil {
 				return err
 			}
@@ -43,7 +44,7 @@ command's own; 124 means it timed out and 125 that shellcap could not run it
 			if eff.UsesContainer() {
 				x, err := containerExecutor(sh, eff)
 				if err != nil {
-					return of.keyed("container.Options", err)
+					return of.Keyed("container.Options", err)
 				}
 				defer x.Close()
 				run = x.Run
@@ -69,7 +70,7 @@ command's own; 124 means it timed out and 125 that shellcap could not run it
 	}
 	cmd.SetContext(context.Background())
 	f := cmd.Flags()
-	of.register(f, config.Commands)
+	of.Register(f, config.Commands)
 	f.StringVar(&dir, "dir", "", "start in this directory, relative to the workspace")
 	f.VarP(&timeout, "timeout", "t", "timeout for the command: a duration (2m) or seconds (default 30s)")
 	f.BoolVar(&useStdin, "stdin", false, "pass shellcap's standard input to the command (default: /dev/null)")

@@ -13,7 +13,8 @@ import (
 // TestTemporalDispatch: `shellcap worker ...` and `shellcap serve
 // --temporal ...` run shellcap-temporal from PATH with the same
 // arguments, streams and exit status; `serve` without --temporal (or with
-// it after --) does not.
+// it after --) does not. The worker's option flags (--sandbox, --config,
+// ...) pass through unchanged.
 func TestTemporalDispatch(t *testing.T) {
 	dir := t.TempDir()
 	script := "#!/bin/sh\necho \"args: $*\"\nread line; echo \"stdin: $line\"; echo err >&2\nexit 7\n"
@@ -23,6 +24,10 @@ func TestTemporalDispatch(t *testing.T) {
 	t.Setenv("PATH", dir+":"+os.Getenv("PATH"))
 	for _, args := range [][]string{
 		{"worker", "--temporal", "t:7233", "--host", "h", "--workspace", "/w"},
+		// The worker's option flags, as `shellcap serve` has them, go
+		// through as they are: shellcap-temporal parses them.
+		{"worker", "--temporal", "t:7233", "--host", "h", "--workspace", "/w", "--workspace", "/v", "--sandbox", "full-access",
+			"--config", "/c.yaml", "--deny=rm,curl", "--allow-host", "example.com", "--no-deny-list", "--log-level", "info", "--", "x"},
 		{"serve", "--workspace", "h:/w", "--temporal", "t:7233"},
 		{"serve", "--temporal=t:7233", "--workspace", "h:/w", "--stdio"},
 	} {

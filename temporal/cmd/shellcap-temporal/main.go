@@ -2,9 +2,14 @@
 // that runs the commands of the workspaces it owns, and the MCP front door
 // that agents connect to.
 //
-//	shellcap-temporal worker --temporal HOST:PORT --host NAME --workspace PATH...
+//	shellcap-temporal worker --temporal HOST:PORT --host NAME --workspace PATH... [option flags]
 //	shellcap-temporal serve  --temporal HOST:PORT --workspace HOST:PATH... [--addr ADDR] [--token-file FILE]
 //	shellcap-temporal serve  --temporal HOST:PORT --workspace HOST:PATH... --stdio
+//
+// The worker is configured like `shellcap serve` (the same option flags,
+// configuration file, workspace-file tightening and SHELLCAP_* variables,
+// through the core's internal/cliconf), per workspace it serves; the
+// front door runs no commands and refuses the flags that configure them.
 //
 // The core CLI runs it for `shellcap worker ...` and `shellcap serve
 // --temporal ...`. Install it with
@@ -14,13 +19,13 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
 
+	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 )
@@ -37,13 +42,20 @@ func main() {
 }
 
 const usage = `usage:
-  shellcap-temporal worker --temporal HOST:PORT --host NAME --workspace PATH... [--namespace NS]
+  shellcap-temporal worker --temporal HOST:PORT --host NAME --workspace PATH... [--namespace NS] [option flags]
   shellcap-temporal serve  --temporal HOST:PORT --workspace HOST:PATH... [--addr ADDR] [--token-file FILE] [--stdio] [--namespace NS]
 
 worker runs the commands of the workspaces of host NAME (its task queue is
 shellcap-host-NAME); serve is the MCP front door: each tool call becomes a
 call on the session workflow of its workspace (the first --workspace, or the
 one an HTTP client names in the Shellcap-Workspace header).
+
+The worker is configured like shellcap serve: the same option flags
+(--sandbox, --deny, --config, ... ; shellcap-temporal worker --help lists
+them), SHELLCAP_* variables, your configuration file and each workspace's
+own shellcap.yaml (which only tightens, unless trusted), per workspace.
+Commands run in the workspace-write sandbox without network by default.
+The front door runs no commands: it refuses those option flags.
 `
 
 // run executes the command line and returns the exit status.
@@ -72,7 +84,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "shellcap-temporal: %v\n", err)
 		return exitUsage
-	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, pflag.ErrHelp):
 		return 0
 	default:
 		fmt.Fprintf(stderr, "shellcap-temporal: %v\n", err)
@@ -86,20 +98,20 @@ type usageError struct{ error }
 // common are the flags of both commands.
 type common struct {
 	temporal, namespace, logLevel string
-	workspaces                    list
+	workspaces                    []string
 }
 
-func (c *common) register(fs *flag.FlagSet, workspaceHelp string) {
+func (c *common) register(fs *pflag.FlagSet, workspaceHelp string) {
 	fs.StringVar(&c.temporal, "temporal", "", "the Temporal frontend, HOST:PORT (required)")
 	fs.StringVar(&c.namespace, "namespace", "default", "the Temporal namespace")
 	fs.StringVar(&c.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
-	fs.Var(&c.workspaces, "workspace", workspaceHelp)
+	fs.StringArrayVar(&c.workspaces, "workspace", nil, workspaceHelp)
 }
 
 // parse parses args into fs and checks what both commands need.
-func (c *common) parse(fs *flag.FlagSet, args []string) error {
+func (c *common) parse(fs *pflag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+		if errors.Is(err, pflag.ErrHelp) {
 			return err
 		}
 		return usageError{err}
@@ -133,9 +145,3 @@ func (c *common) dial(logger *slog.Logger) (client.Client, error) {
 	}
 	return cl, nil
 }
-
-// list is a repeatable string flag.
-type list []string
-
-func (l *list) String() string     { return strings.Join(*l, ",") }
-func (l *list) Set(v string) error { *l = append(*l, v); return nil }

@@ -25,6 +25,9 @@ const envMain = "SHELLCAP_TEMPORAL_CMD_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(envMain) == "1" {
+		// The worker reads SHELLCAP_* as configuration, where an unknown
+		// name is an error: the marker is not one.
+		os.Unsetenv(envMain)
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(devserver.Main(m))
@@ -47,6 +50,12 @@ func TestUsage(t *testing.T) {
 		{[]string{"serve", "--temporal", "127.0.0.1:1", "--workspace", "h:relative"}, "must be absolute"},
 		{[]string{"serve", "--temporal", "127.0.0.1:1", "--workspace", "h:/w", "--stdio", "--token-file", "/t"}, "--token-file is for HTTP"},
 		{[]string{"serve", "--temporal", "127.0.0.1:1", "--workspace", "h:/w", "extra"}, "unexpected arguments"},
+		// The front door runs no commands: the option flags that
+		// configure them are the workers'.
+		{[]string{"serve", "--temporal", "127.0.0.1:1", "--workspace", "h:/w", "--sandbox", "full-access"}, "--sandbox configures the commands, and the front door runs none"},
+		{[]string{"serve", "--temporal", "127.0.0.1:1", "--workspace", "h:/w", "--config=/c.yaml"}, "--config configures the commands"},
+		{[]string{"serve", "--temporal", "127.0.0.1:1", "--workspace", "h:/w", "--token", "0123456789abcdef"}, "--token (server.token) is a setting the Temporal front door does not take"},
+		{[]string{"worker", "--temporal", "127.0.0.1:1", "--host", "h", "--workspace", "/w", "--share-jobs"}, "--share-jobs (server.share_jobs) configures an MCP server"},
 	} {
 		var stdout, stderr bytes.Buffer
 		status := run(tc.args, strings.NewReader(""), &stdout, &stderr)

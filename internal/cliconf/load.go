@@ -1,13 +1,10 @@
-package main
+package cliconf
 
 import (
-	"errors"
-	"fmt"
 	"github.com/shellcap/shellcap/internal/core"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -17,8 +14,8 @@ import (
 	"github.com/shellcap/shellcap/sandbox"
 )
 
-// flagOf names the flags that set each key, for `config print`.
-var flagOf = func() map[string]string {
+// FlagOf names the flags that set each key, for `config print`.
+var FlagOf = func() map[string]string {
 	m := map[string]string{}
 	for _, k := range config.Keys() {
 		m[k.Key] = "--" + k.Flag
@@ -35,28 +32,29 @@ func flagLayer(f *config.File, policyFile string) config.Layer {
 		if policyFile != "" && len(key) > 7 && key[:7] == "policy." {
 			return "flag --policy " + policyFile + " (or a policy flag)"
 		}
-		if name, ok := flagOf[key]; ok {
+		if name, ok := FlagOf[key]; ok {
 			return "flag " + name
 		}
 		return ""
 	}}
 }
 
-// loaded is the effective configuration and where it came from.
-type loaded struct {
-	eff     *config.File
-	origins config.Origins
-	// notes are the keys of untrusted workspace files that were refused
+// Loaded is the effective configuration and where it came from.
+type Loaded struct {
+	Eff     *config.File
+	Origins config.Origins
+	// Notes are the keys of untrusted workspace files that were refused
 	// or merged, by file.
-	notes []fileNote
+	Notes []FileNote
 }
 
-type fileNote struct {
-	path string
+// FileNote is a note on a key of an untrusted workspace file.
+type FileNote struct {
+	Path string
 	config.Note
 }
 
-// loadConfig merges, in rising precedence:
+// Load merges, in rising precedence:
 //
 //  1. the user's configuration file: --config, else $SHELLCAP_CONFIG,
 //     else shellcap.yaml (.yml, .json) in the user's configuration
@@ -70,7 +68,7 @@ type fileNote struct {
 //
 // Each file loaded is logged with its path, and each key of a workspace
 // file that was refused.
-func (o *optionFlags) loadConfig(f *pflag.FlagSet, extra ...*config.File) (*loaded, error) {
+func (o *Flags) Load(f *pflag.FlagSet, extra ...*config.File) (*Loaded, error) {
 	home := os.Getenv("HOME")
 	userDir, dirErr := config.UserDir(os.Getenv)
 	var user config.Layer
@@ -93,7 +91,7 @@ func (o *optionFlags) loadConfig(f *pflag.FlagSet, extra ...*config.File) (*load
 	if err != nil {
 		return nil, err
 	}
-	flags, err := o.layer(f)
+	flags, err := o.Layer(f)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +155,7 @@ func (o *optionFlags) loadConfig(f *pflag.FlagSet, extra ...*config.File) (*load
 		}
 	}
 
-	out := &loaded{}
+	out := &Loaded{}
 	layers := []config.Layer{user}
 	for _, p := range wsPaths {
 		w, err := config.LoadWorkspaceFile(p, store)
@@ -173,15 +171,15 @@ func (o *optionFlags) loadConfig(f *pflag.FlagSet, extra ...*config.File) (*load
 		accepted, notes := config.Tighten(base, w.File)
 		slog.Warn("config: loaded an untrusted workspace file, keeping only what tightens the configuration (`shellcap config trust` accepts it whole)", "path", w.Path)
 		for _, n := range notes {
-			out.notes = append(out.notes, fileNote{w.Path, n})
+			out.Notes = append(out.Notes, FileNote{w.Path, n})
 			if !n.Accepted {
 				slog.Warn("config: ignored a key of an untrusted workspace file", "path", w.Path, "key", n.Key, "reason", n.Msg)
 			}
 		}
 		layers = append(layers, config.FileLayer(accepted, w.Path, "(untrusted workspace file: tightening only)"))
 	}
-	out.eff, out.origins = config.MergeLayers(append(layers, above...)...)
-	for _, p := range []**string{&out.eff.Workspace, &out.eff.Shell} {
+	out.Eff, out.Origins = config.MergeLayers(append(layers, above...)...)
+	for _, p := range []**string{&out.Eff.Workspace, &out.Eff.Shell} {
 		if *p != nil {
 			s, err := config.ExpandHome(**p, home)
 			if err != nil {
@@ -207,19 +205,20 @@ func containsSame(paths []string, p string) bool {
 	return false
 }
 
-// effective is the merged configuration of loadConfig.
-func (o *optionFlags) effective(f *pflag.FlagSet, extra ...*config.File) (*config.File, error) {
-	l, err := o.loadConfig(f, extra...)
+// Effective is the merged configuration of Load; it keeps its origins
+// for Keyed.
+func (o *Flags) Effective(f *pflag.FlagSet, extra ...*config.File) (*config.File, error) {
+	l, err := o.Load(f, extra...)
 	if err != nil {
 		return nil, err
 	}
-	o.origins = l.origins
-	return l.eff, nil
+	o.origins = l.Origins
+	return l.Eff, nil
 }
 
-// libraryOptions turns a configuration into the library's Options, with
-// the CLI's logger; openShell adds the sandbox (planSandbox).
-func libraryOptions(eff *config.File) (shellcap.Options, error) {
+// LibraryOptions turns a configuration into the library's Options, with
+// the CLI's logger; OpenShell adds the sandbox (PlanSandbox).
+func LibraryOptions(eff *config.File) (shellcap.Options, error) {
 	opts, err := eff.Options()
 	if err != nil {
 		return opts, err
@@ -228,10 +227,10 @@ func libraryOptions(eff *config.File) (shellcap.Options, error) {
 	return opts, nil
 }
 
-// jobOptions are the job Manager's options for sh: the configuration's
+// JobOptions are the job Manager's options for sh: the configuration's
 // jobs.* keys, and jobs that run in the Shell's own sandbox, or in none
 // when the Shell has none to give.
-func jobOptions(sh *shellcap.Shell, eff *config.File) jobs.Options {
+func JobOptions(sh *shellcap.Shell, eff *config.File) jobs.Options {
 	o := eff.JobOptions()
 	if _, ok := core.Of(sh).Confiner.(unconfined); ok {
 		o.Confiner = sandbox.Confiner(unconfinedJobs)
@@ -239,83 +238,35 @@ func jobOptions(sh *shellcap.Shell, eff *config.File) jobs.Options {
 	return o
 }
 
-// shell builds the Shell of the effective configuration; extra layers go
+// Shell builds the Shell of the effective configuration; extra layers go
 // above the flags. The caller closes the Shell. A sandbox warning is
 // logged.
-func (o *optionFlags) shell(f *pflag.FlagSet, extra ...*config.File) (*shellcap.Shell, *config.File, error) {
-	eff, err := o.effective(f, extra...)
+func (o *Flags) Shell(f *pflag.FlagSet, extra ...*config.File) (*shellcap.Shell, *config.File, error) {
+	eff, err := o.Effective(f, extra...)
 	if err != nil {
 		return nil, nil, err
 	}
-	opts, err := libraryOptions(eff)
+	opts, err := LibraryOptions(eff)
 	if err != nil {
 		return nil, nil, err
 	}
-	sh, c, err := openShell(opts, planSandbox(eff))
+	sh, c, err := OpenShell(opts, PlanSandbox(eff))
 	if err != nil {
-		return nil, nil, o.keyed("shellcap.Options", err)
+		return nil, nil, o.Keyed("shellcap.Options", err)
 	}
-	if c.warning != "" {
-		slog.Warn("shellcap: " + c.warning)
+	if c.Warning != "" {
+		slog.Warn("shellcap: " + c.Warning)
 	}
 	return sh, eff, nil
 }
 
-// errNoWorkspace refuses a server started in / without --workspace.
-var errNoWorkspace = errors.New("no workspace: the current directory is /, which is no project; pass --workspace DIR (an absolute path, ~ is expanded), as MCP clients started from / need")
-
-// serverShell builds the Shell of a server: it refuses to serve / by
-// accident, and returns what the model's instructions say about the
-// sandbox: what it allows, or a warning (also logged) of what this machine
-// cannot enforce.
-func serverShell(opts shellcap.Options, eff *config.File) (*shellcap.Shell, string, error) {
-	if opts.Workspace == "" {
-		if cwd, err := os.Getwd(); err == nil && filepath.Clean(cwd) == "/" {
-			return nil, "", errNoWorkspace
-		}
-	}
-	plan := planSandbox(eff)
-	sh, c, err := openShell(opts, plan)
-	if err != nil {
-		return nil, "", err
-	}
-	if c.warning != "" {
-		slog.Warn("shellcap: " + c.warning)
-		return sh, fmt.Sprintf("WARNING: %s", c.warning), nil
-	}
-	return sh, sandboxInstructions(plan.cfg), nil
-}
-
-// sandboxInstructions tells the model what the sandbox lets commands do,
-// so it does not spend calls finding out.
-func sandboxInstructions(cfg sandbox.Config) string {
-	var fs, netw string
-	switch cfg.Profile {
-	case sandbox.FullAccess:
-		return "Commands run without a sandbox (full-access), with the rights of the user who started the server."
-	case sandbox.ReadOnly:
-		fs = "they can write only a private /tmp"
-	default:
-		fs = "they can write only the workspace and a private /tmp"
-	}
-	switch cfg.Network {
-	case sandbox.NetworkFull:
-		netw = "the network is open"
-	case sandbox.NetworkAllowlist:
-		netw = "the network reaches only " + strings.Join(cfg.Allow, ", ") + ", through the proxy in HTTPS_PROXY"
-	default:
-		netw = "there is no network"
-	}
-	return fmt.Sprintf("Commands run in a sandbox (%s profile): %s, and %s.", cfg.Profile, fs, netw)
-}
-
-// options returns the Options of the effective configuration (without its
-// sandbox, which only openShell builds).
-func (o *optionFlags) options(f *pflag.FlagSet) (shellcap.Options, *config.File, error) {
-	eff, err := o.effective(f)
+// Options returns the Options of the effective configuration (without its
+// sandbox, which only OpenShell builds).
+func (o *Flags) Options(f *pflag.FlagSet) (shellcap.Options, *config.File, error) {
+	eff, err := o.Effective(f)
 	if err != nil {
 		return shellcap.Options{}, nil, err
 	}
-	opts, err := libraryOptions(eff)
+	opts, err := LibraryOptions(eff)
 	return opts, eff, err
 }

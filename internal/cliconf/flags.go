@@ -1,4 +1,4 @@
-package main
+package cliconf
 
 import (
 	"fmt"
@@ -12,12 +12,12 @@ import (
 	"github.com/shellcap/shellcap/policy"
 )
 
-// optionFlags are the flags that configure a Shell, its sessions, jobs and
+// Flags are the flags that configure a Shell, its sessions, jobs and
 // executors: one per configuration key (config.Keys), so every key has a
 // flag and the flag's help is the key's description. Only flags given on
 // the command line count: they override SHELLCAP_* variables, which
-// override the configuration files (see loadConfig).
-type optionFlags struct {
+// override the configuration files (see Load).
+type Flags struct {
 	configPath string
 	// given is the layer the key flags write as they are parsed.
 	given      config.File
@@ -29,17 +29,17 @@ type optionFlags struct {
 	origins config.Origins
 }
 
-// keyed makes an error a library constructor returned for an option of
+// Keyed makes an error a library constructor returned for an option of
 // type lib ("shellcap.Options", "jobs.Options") name the configuration
 // key instead, and where its value came from (config.KeyError).
-func (o *optionFlags) keyed(lib string, err error) error {
+func (o *Flags) Keyed(lib string, err error) error {
 	return config.KeyError(lib, err, o.origins)
 }
 
-// helperFlags are the flags that set keys without being one: they are
+// HelperFlags are the flags that set keys without being one: they are
 // shorthands or read a file. Every other flag of the option set is a key's
 // (TestEveryFlagIsAKey).
-var helperFlags = map[string]string{
+var HelperFlags = map[string]string{
 	"config":       "names the configuration file",
 	"policy":       "reads the policy.* keys from a policy file",
 	"no-deny-list": "sets policy.denied_commands to []",
@@ -69,8 +69,8 @@ func (k *keyFlag) Type() string {
 	return k.key.Kind
 }
 
-// inScope reports whether a subcommand of scope has the flag of k.
-func inScope(k config.Key, scope config.Scope) bool {
+// InScope reports whether a subcommand of scope has the flag of k.
+func InScope(k config.Key, scope config.Scope) bool {
 	switch k.Scope {
 	case config.Commands:
 		return true
@@ -90,11 +90,18 @@ func usage(k config.Key) string {
 	return s + " [" + k.Key + ", $" + k.Env + "]"
 }
 
-// register adds the flags of the keys of scope.
-func (o *optionFlags) register(f *pflag.FlagSet, scope config.Scope) {
+// Register adds the flags of the keys of scope.
+func (o *Flags) Register(f *pflag.FlagSet, scope config.Scope) {
+	o.RegisterExcept(f, scope)
+}
+
+// RegisterExcept is Register without the flags of the keys named in
+// except: a program that gives one of them its own meaning (the Temporal
+// worker's repeatable --workspace) registers the rest.
+func (o *Flags) RegisterExcept(f *pflag.FlagSet, scope config.Scope, except ...string) {
 	f.StringVar(&o.configPath, "config", "", "your configuration file (default: $SHELLCAP_CONFIG, else shellcap.yaml in $XDG_CONFIG_HOME/shellcap or ~/.config/shellcap); a shellcap.yaml in the workspace only tightens it unless trusted (shellcap config trust)")
 	for _, k := range config.Keys() {
-		if !inScope(k, scope) {
+		if !InScope(k, scope) || slices.Contains(except, k.Key) {
 			continue
 		}
 		short := ""
@@ -111,9 +118,9 @@ func (o *optionFlags) register(f *pflag.FlagSet, scope config.Scope) {
 	f.StringSliceVar(&o.allowHost, "allow-host", nil, "let sandboxed commands reach this host (HOST for port 443, or HOST:PORT; *.example.com for subdomains) through the allowlist proxy (repeatable) [sandbox_network: allowlist, sandbox_allow]")
 }
 
-// layer renders the flags given on the command line as a configuration
+// Layer renders the flags given on the command line as a configuration
 // layer.
-func (o *optionFlags) layer(f *pflag.FlagSet) (*config.File, error) {
+func (o *Flags) Layer(f *pflag.FlagSet) (*config.File, error) {
 	l := &config.File{}
 	if o.policyFile != "" {
 		// A policy file describes the whole policy: it replaces the
