@@ -19,7 +19,7 @@ import (
 // the Temporal SDK.
 const (
 	temporalBinary  = "shellcap-temporal"
-	temporalInstall = "go install github.com/shellcap/shellcap/temporal/cmd/shellcap-temporal@latest"
+	temporalInstall = "(cd temporal && go install ./cmd/shellcap-temporal)   # in a shellcap checkout"
 )
 
 // isTemporalServe reports whether a `serve` command line asks for the

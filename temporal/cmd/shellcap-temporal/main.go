@@ -14,7 +14,7 @@
 // The core CLI runs it for `shellcap worker ...` and `shellcap serve
 // --temporal ...`. Install it with
 //
-//	go install github.com/shellcap/shellcap/temporal/cmd/shellcap-temporal@latest
+//	(cd temporal && go install ./cmd/shellcap-temporal)   # in a shellcap checkout: the module builds against the core beside it
 package main
 
 import (
