@@ -1,0 +1,105 @@
+//go:build linux
+
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shellcap/shellcap/toolset"
+)
+
+// TestFrontDoorLiveOutput: through the front door, a command's output
+// reaches the MCP client as progress notifications while it runs. The
+// command prints a line, then waits for a file the test creates only
+// once it has seen that line in a notification, five times, then prints
+// "done": the command cannot finish unless each line arrived while it
+// ran. The result's text is the local toolset's for the same command.
+// Both the SDK's latest protocol and a stateful (older) session.
+func TestFrontDoorLiveOutput(t *testing.T) {
+	e := newEnv(t)
+	ref := e.host("fd-live-"+sanitize(t.Name()), nil)
+	endpoint, _ := e.frontDoor(ref)
+	const rounds = 5
+	for _, protocol := range []string{"", legacyProtocol} {
+		t.Run("protocol="+protocol, func(t *testing.T) {
+			dir := filepath.Join(ref.Path, "live-"+sanitize(t.Name()))
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			command := fmt.Sprintf(`cd %s && for i in $(seq %d); do date +%%s%%N > t$i; echo line$i; while [ ! -e go$i ]; do sleep 0.02; done; done; echo done`, dir, rounds)
+
+			var mu sync.Mutex
+			var got strings.Builder
+			seen := 0
+			var late []time.Duration
+			cs := e.mcpClient(endpoint, "", protocol, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+					now := time.Now()
+					mu.Lock()
+					defer mu.Unlock()
+					got.WriteString(req.Params.Message)
+					for seen < rounds && strings.Contains(got.String(), fmt.Sprintf("line%d\n", seen+1)) {
+						seen++
+						if b, err := os.ReadFile(filepath.Join(dir, "t"+strconv.Itoa(seen))); err == nil {
+							if ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+								late = append(late, now.Sub(time.Unix(0, ns)))
+							}
+						}
+						if err := os.WriteFile(filepath.Join(dir, "go"+strconv.Itoa(seen)), nil, 0o644); err != nil {
+							t.Error(err)
+						}
+					}
+				},
+			})
+			params := &mcp.CallToolParams{Name: toolset.RunCommand, Arguments: map[string]any{"command": command, "timeout_seconds": 60}}
+			params.SetProgressToken("tok-live")
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			res, err := cs.CallTool(ctx, params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Content[0].(*mcp.TextContent).Text
+			mu.Lock()
+			progress, n, lateness := got.String(), seen, append([]time.Duration(nil), late...)
+			mu.Unlock()
+			if n != rounds {
+				t.Fatalf("the client saw %d of %d lines as progress (%q); the result: %q", n, rounds, progress, text)
+			}
+			if !strings.HasPrefix("line1\nline2\nline3\nline4\nline5\ndone\n", progress) || !strings.Contains(progress, "line5\n") {
+				t.Errorf("the progress notifications read %q", progress)
+			}
+
+			// The same command on a local toolset, its files already there.
+			twin := t.TempDir()
+			for i := 1; i <= rounds; i++ {
+				if err := os.WriteFile(filepath.Join(twin, "go"+strconv.Itoa(i)), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			local := localToolset(t, ref.Host, twin)
+			raw, _ := json.Marshal(map[string]any{"command": strings.Replace(command, dir, twin, 1), "timeout_seconds": 60})
+			want, err := local.Call(context.Background(), nil, toolset.RunCommand, raw, toolset.Hooks{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if text != want.ModelText() || res.IsError != want.IsError {
+				t.Errorf("the result through the front door:\n%q\nlocally:\n%q", text, want.ModelText())
+			}
+			sort.Slice(lateness, func(i, j int) bool { return lateness[i] < lateness[j] })
+			t.Logf("a line reached the client %v after the command printed it (sorted, %d lines)", lateness, len(lateness))
+		})
+	}
+}
