@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/shellcap/shellcap/toolset"
 )
@@ -102,4 +103,38 @@ func TestFrontDoorLiveOutput(t *testing.T) {
 			t.Logf("a line reached the client %v after the command printed it (sorted, %d lines)", lateness, len(lateness))
 		})
 	}
+
+	// The output travels in heartbeats, not in history: a call printing
+	// 40 chunks over a second adds as many events to the session's history
+	// as one printing nothing.
+	cs := e.mcpClient(endpoint, "", "", &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {}})
+	added := func(command string) int {
+		before := historyLength(t, e, ref)
+		params := &mcp.CallToolParams{Name: toolset.RunCommand, Arguments: map[string]any{"command": command}}
+		params.SetProgressToken("tok-history")
+		if _, err := cs.CallTool(context.Background(), params); err != nil {
+			t.Fatal(err)
+		}
+		return historyLength(t, e, ref) - before
+	}
+	quiet := added("true")
+	chatty := added("for i in $(seq 40); do echo chunk $i; sleep 0.025; done")
+	if chatty != quiet {
+		t.Errorf("a call printing 40 chunks added %d history events, one printing nothing %d", chatty, quiet)
+	}
+}
+
+// historyLength is the number of events in the history of the current run
+// of ref's session workflow.
+func historyLength(t *testing.T, e *env, ref WorkspaceRef) int {
+	t.Helper()
+	it := e.c.GetWorkflowHistory(context.Background(), SessionWorkflowID(ref), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	n := 0
+	for it.HasNext() {
+		if _, err := it.Next(); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	return n
 }
