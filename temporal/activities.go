@@ -268,9 +268,11 @@ func (a *Activities) List(ctx context.Context, in ListInput) (JobList, error) {
 // only a call that names no tool, or a workspace the worker does not
 // serve, fails as a *Refusal. A job the call starts gets an ID derived
 // from the workflow run and the activity, so a retried call re-attaches
-// to it. A command needing approval is not asked about on the host: the
-// call ends with ToolResult.Pending, and the caller calls again with
-// ToolCall.Answer.
+// to it. A command needing approval is not asked about on the host: as
+// ToolCall.Ask says, the call ends with ToolResult.Pending (the caller
+// calls again with ToolCall.Answer, or ToolCall.ApprovalError when its
+// asking failed), or the command is refused as no one can approve it.
+// With ToolCall.CallID the heartbeats carry the call's latest output.
 func (a *Activities) Call(ctx context.Context, in CallInput) (ToolResult, error) {
 	w, t, stop, err := a.begin(ctx, in.Workspace, in.Progress, in.Call.CallID)
 	if err != nil {

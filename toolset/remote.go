@@ -25,6 +25,16 @@ type Remote interface {
 	// answer (hooks.Answer carries it on the next round). The error is
 	// non-nil only when the call could not be carried out at all (ctx
 	// ended, the remote is unreachable).
+	//
+	// hooks are the host's. A Remote that can carry the host's way of
+	// asking (none, hooks.Approve, hooks.Interrupt) and an approver's
+	// failure to the remote side should ask hooks.Approve itself and
+	// return no Pending unless hooks.Interrupt, so its texts are a local
+	// toolset's. A Pending it returns to a host without Interrupt is asked
+	// about here through hooks.Approve, and an approver that fails (or is
+	// missing) then reads as the user declining, worded unlike a local
+	// toolset's refusal. It should hand the command's output to
+	// hooks.Output as it arrives.
 	Call(ctx context.Context, conversation, name string, args json.RawMessage, hooks Hooks) (*Result, error)
 	// Close ends the conversation named conversation on the remote side
 	// (its bash shell); its jobs keep running.
