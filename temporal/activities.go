@@ -272,9 +272,9 @@ func (a *Activities) List(ctx context.Context, in ListInput) (JobList, error) {
 // ToolCall.Ask says, the call ends with ToolResult.Pending (the caller
 // calls again with ToolCall.Answer, or ToolCall.ApprovalError when its
 // asking failed), or the command is refused as no one can approve it.
-// With ToolCall.CallID the heartbeats carry the call's latest output.
+// With ToolCall.Live the heartbeats carry the call's latest output.
 func (a *Activities) Call(ctx context.Context, in CallInput) (ToolResult, error) {
-	w, t, stop, err := a.begin(ctx, in.Workspace, in.Progress, in.Call.CallID)
+	w, t, stop, err := a.begin(ctx, in.Workspace, in.Progress, liveCallID(in.Call))
 	if err != nil {
 		return ToolResult{}, err
 	}
@@ -334,6 +334,15 @@ func commandArg(args json.RawMessage) string {
 	}
 	_ = json.Unmarshal(args, &a)
 	return a.Command
+}
+
+// liveCallID is the call ID under which the call's heartbeats carry its
+// live output, "" when it asked for none.
+func liveCallID(call ToolCall) string {
+	if !call.Live {
+		return ""
+	}
+	return call.CallID
 }
 
 // callHooks are the approval hooks equivalent to those of the call's

@@ -154,7 +154,8 @@ func (f *FrontDoor) Workspace(ctx context.Context) (WorkspaceRef, error) {
 // approver's error (ToolCall.ApprovalError); with hooks.Interrupt the
 // pending question is the result. The command's output is handed to
 // hooks.Output as it arrives on the worker, about every OutputPoll (see
-// ToolCall.CallID).
+// ToolCall.Live). A call whose ctx ends is cancelled on the worker
+// (SessionCancelSignal): its command is stopped as a local call's is.
 func (f *FrontDoor) Call(ctx context.Context, conversation, name string, args json.RawMessage, hooks toolset.Hooks) (*toolset.Result, error) {
 	ws, err := f.Workspace(ctx)
 	if err != nil {
@@ -207,15 +208,27 @@ const maxApprovalRounds = 8
 // callSession makes one round of a call on the session of ws, handing
 // the output to output as it arrives when output is not nil.
 func (f *FrontDoor) callSession(ctx context.Context, ws WorkspaceRef, call ToolCall, output func(shellcap.Stream, []byte)) (ToolResult, error) {
-	if output == nil || f.poll < 0 {
-		return CallSession(ctx, f.c, ws, call)
-	}
 	call.CallID = newCallID()
-	p := f.poller(ws)
-	p.add(call.CallID, &liveCall{output: output})
-	defer p.remove(call.CallID)
-	return CallSession(ctx, f.c, ws, call)
+	if output != nil && f.poll >= 0 {
+		call.Live = true
+		p := f.poller(ws)
+		p.add(call.CallID, &liveCall{output: output})
+		defer p.remove(call.CallID)
+	}
+	res, err := CallSession(ctx, f.c, ws, call)
+	if err != nil && ctx.Err() != nil {
+		// The host stopped waiting (the MCP call was cancelled, its
+		// session ended): stop the command, as a local call's end does.
+		sctx, cancel := context.WithTimeout(context.Background(), cancelWait)
+		_ = f.c.SignalWorkflow(sctx, SessionWorkflowID(ws), "", SessionCancelSignal, call.CallID)
+		cancel()
+	}
+	return res, err
 }
+
+// cancelWait bounds the signal that cancels a call the host stopped
+// waiting for.
+const cancelWait = 10 * time.Second
 
 // poller is the live-output poller of ws's session.
 func (f *FrontDoor) poller(ws WorkspaceRef) *livePoller {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -137,4 +138,46 @@ func historyLength(t *testing.T, e *env, ref WorkspaceRef) int {
 		n++
 	}
 	return n
+}
+
+// TestFrontDoorCancelStopsCommand: an MCP client cancels its call of a
+// long command; as with a local shellcap serve, the command's process
+// group is stopped (within the kill grace, 1 s here, and a heartbeat),
+// and the conversation's next call runs.
+func TestFrontDoorCancelStopsCommand(t *testing.T) {
+	e := newEnv(t)
+	ref := e.host("fd-cancel-"+sanitize(t.Name()), nil)
+	endpoint, _ := e.frontDoor(ref)
+	cs := e.mcpClient(endpoint, "", legacyProtocol, nil)
+	pidFile := filepath.Join(ref.Path, "pid")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: toolset.RunCommand, Arguments: map[string]any{"command": "echo $$ > pid.tmp && mv pid.tmp pid; sleep 120", "timeout_seconds": 300}})
+		done <- err
+	}()
+	pgid := 0
+	for deadline := time.Now().Add(time.Minute); pgid == 0; time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			pgid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("the cancelled call returned no error")
+	}
+	for deadline := time.Now().Add(20 * time.Second); syscall.Kill(-pgid, 0) == nil; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			t.Fatalf("20 s after the MCP call was cancelled, its process group %d still runs", pgid)
+		}
+	}
+	text, isErr, _ := callText(t, cs, toolset.RunCommand, map[string]any{"command": "echo next"})
+	if isErr || !strings.Contains(text, "next") {
+		t.Errorf("the conversation's next call: %q (error %v)", text, isErr)
+	}
 }

@@ -78,12 +78,16 @@ type ToolCall struct {
 	// command is refused as the toolset refuses a command whose
 	// Hooks.Approve fails with it, with the same text.
 	ApprovalError string `json:"approval_error,omitempty"`
-	// CallID, when set, asks for the call's output as it arrives: the
-	// Call activity's heartbeats then carry, under this ID, the latest
+	// CallID, when set, names this round of the call, unique to it: the
+	// front door cancels it by SessionCancelSignal when its MCP call ends
+	// early, and finds its live output by it.
+	CallID string `json:"call_id,omitempty"`
+	// Live, with CallID, asks for the call's output as it arrives: the
+	// Call activity's heartbeats then carry, under CallID, the latest
 	// output by stream offset, which the front door reads from the
 	// session workflow's pending activities (no history event per
-	// chunk). Empty: the heartbeats carry only the Progress.
-	CallID string `json:"call_id,omitempty"`
+	// chunk). False: the heartbeats carry only the Progress.
+	Live bool `json:"live,omitempty"`
 }
 
 // How a tool call's host can ask its user (ToolCall.Ask).
