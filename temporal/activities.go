@@ -291,6 +291,9 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (ToolResult, error)
 	if call.Conversation != "" {
 		conv = ts.Conversation(call.Conversation)
 	}
+	if call.SeeAllJobs {
+		conv.SeeAllJobs()
+	}
 	hooks, err := callHooks(call)
 	if err != nil {
 		return ToolResult{}, err

@@ -176,6 +176,9 @@ func (f *FrontDoor) Call(ctx context.Context, conversation, name string, args js
 	if hooks.Approve == nil && !hooks.Interrupt {
 		call.Ask = AskNoOne
 	}
+	if c := toolset.ConversationOf(ctx); c != nil && c.SeesAllJobs() {
+		call.SeeAllJobs = true
+	}
 	for range maxApprovalRounds {
 		res, err := f.callSession(ctx, ws, call, hooks.Output)
 		if err != nil {

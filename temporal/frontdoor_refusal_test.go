@@ -153,3 +153,52 @@ func TestFrontDoorTextsMatchLocal(t *testing.T) {
 func blank(s, ws string) string {
 	return normalize(strings.ReplaceAll(s, ws, "WS"))
 }
+
+// TestFrontDoorShareJobs: a front door whose conversations see every job
+// (ShareJobs, or a stdio client's SeeAllJobs) lists, in one conversation,
+// the job another started, as a local toolset does; without it a
+// conversation lists only its own.
+func TestFrontDoorShareJobs(t *testing.T) {
+	e := newEnv(t)
+	ref := e.host("fd-share-"+sanitize(t.Name()), nil)
+	fd, err := NewFrontDoor(e.c, FrontDoorOptions{Workspaces: []WorkspaceRef{ref}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote := func(share bool) *toolset.Toolset {
+		ts, err := toolset.New(toolset.Options{Remote: fd, ShareJobs: share})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ts.Close() })
+		return ts
+	}
+	shared, private := remote(true), remote(false)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	started, err := private.Call(ctx, private.Conversation("starter"), toolset.StartCommand, json.RawMessage(`{"command":"sleep 30"}`), toolset.Hooks{})
+	if err != nil || started.IsError {
+		t.Fatalf("start_command: %+v, %v", started, err)
+	}
+	id := started.Structured.(json.RawMessage)
+	var job struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(id, &job); err != nil || job.ID == "" {
+		t.Fatalf("start_command's structured result %s", id)
+	}
+	defer private.Call(context.Background(), private.Conversation("starter"), toolset.StopCommand, json.RawMessage(`{"command_id":"`+job.ID+`"}`), toolset.Hooks{})
+	for _, tc := range []struct {
+		ts   *toolset.Toolset
+		conv string
+		sees bool
+	}{{shared, "other-shared", true}, {private, "other-private", false}, {private, "starter", true}} {
+		res, err := tc.ts.Call(ctx, tc.ts.Conversation(tc.conv), toolset.ListCommands, nil, toolset.Hooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(res.Text, job.ID) != tc.sees {
+			t.Errorf("conversation %s lists the job: %v, want %v:\n%s", tc.conv, !tc.sees, tc.sees, res.Text)
+		}
+	}
+}

@@ -88,6 +88,10 @@ type ToolCall struct {
 	// session workflow's pending activities (no history event per
 	// chunk). False: the heartbeats carry only the Progress.
 	Live bool `json:"live,omitempty"`
+	// SeeAllJobs makes the conversation see every job of the workspace
+	// (toolset.Conversation.SeeAllJobs), as the host's does: a stdio MCP
+	// client's, or every one of a front door with ShareJobs.
+	SeeAllJobs bool `json:"see_all_jobs,omitempty"`
 }
 
 // How a tool call's host can ask its user (ToolCall.Ask).

@@ -113,3 +113,21 @@ func (ts *Toolset) shellTimeouts() (def, max time.Duration) {
 // errRemoteOptions reports options that mean running commands here, which
 // a remote toolset does not do.
 var errRemoteOptions = errors.New("toolset: with Options.Remote the commands run remotely: Jobs, Executor and ForegroundTimeout must be unset")
+
+// ConversationOf returns the conversation of the toolset call in ctx (a
+// stateless call's too), nil outside a toolset call: for a Remote that
+// carries what the host set on it (see [Conversation.SeesAllJobs]).
+func ConversationOf(ctx context.Context) *Conversation {
+	if st, _ := ctx.Value(callKey{}).(*call); st != nil {
+		return st.conv
+	}
+	return nil
+}
+
+// SeesAllJobs reports whether the conversation sees every job
+// (Options.ShareJobs, or [Conversation.SeeAllJobs]).
+func (c *Conversation) SeesAllJobs() bool {
+	c.ts.mu.Lock()
+	defer c.ts.mu.Unlock()
+	return c.all
+}
