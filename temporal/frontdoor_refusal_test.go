@@ -131,6 +131,32 @@ func TestFrontDoorTextsMatchLocal(t *testing.T) {
 		})
 	}
 
+	// An answer the user asked to remember holds for the rest of the
+	// conversation, on both sides: the second call is not asked about.
+	t.Run("ask remembered", func(t *testing.T) {
+		for _, side := range []struct {
+			name string
+			ts   *toolset.Toolset
+		}{{"front door", remote}, {"local", local}} {
+			asked := 0
+			hooks := toolset.Hooks{Approve: func(context.Context, toolset.Question) (toolset.Answer, error) {
+				asked++
+				return toolset.Answer{Approved: true, Remember: true}, nil
+			}}
+			var texts []string
+			for range 2 {
+				res, err := side.ts.Call(context.Background(), side.ts.Conversation("remember"), toolset.RunCommand, json.RawMessage(`{"command":"touch remembered && echo ok"}`), hooks)
+				if err != nil {
+					t.Fatal(err)
+				}
+				texts = append(texts, res.Text)
+			}
+			if asked != 1 || texts[0] != texts[1] || !strings.Contains(texts[1], "ok") {
+				t.Errorf("%s: asked %d times, want once; texts %q", side.name, asked, texts)
+			}
+		}
+	})
+
 	// Through MCP: a client that cannot elicit. The local MCP server's
 	// hooks refuse with mcpserver.ErrNoElicitation.
 	t.Run("mcp client without elicitation", func(t *testing.T) {
