@@ -113,7 +113,7 @@ func (t *tracker) keep(stderr bool, p []byte) {
 			l.Chunks = l.Chunks[1:]
 			continue
 		}
-		first.Data = append([]byte(nil), first.Data[over:]...)
+		first.Data = first.Data[over:]
 		l.Start += int64(over)
 		t.liveSize -= over
 	}
