@@ -88,20 +88,25 @@ func ended(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// begin finds the workspace and its tools and starts the heartbeats.
-func (a *Activities) begin(ctx context.Context, ref WorkspaceRef, signal bool) (*workspace, *tracker, func(), error) {
+// begin finds the workspace and its tools and starts the heartbeats;
+// a non-empty liveCall makes them carry the latest output under that
+// call ID (ToolCall.CallID).
+func (a *Activities) begin(ctx context.Context, ref WorkspaceRef, signal bool, liveCall string) (*workspace, *tracker, func(), error) {
 	w, err := a.ws.lookup(ref)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	t := newTracker()
+	if liveCall != "" {
+		t.keepLive(liveCall, activity.GetInfo(ctx).Attempt)
+	}
 	stop := heartbeat(ctx, a.client, a.interval, signal, t)
 	return w, t, stop, nil
 }
 
 // Run runs one command in the workspace: the Run activity.
 func (a *Activities) Run(ctx context.Context, in RunInput) (Result, error) {
-	w, t, stop, err := a.begin(ctx, in.Workspace, in.Progress)
+	w, t, stop, err := a.begin(ctx, in.Workspace, in.Progress, "")
 	if err != nil {
 		return Result{}, err
 	}
@@ -149,7 +154,7 @@ func (a *Activities) hostError(ctx context.Context, err error) error {
 // the workflow run and the activity, so a retried start re-attaches to the
 // job its first attempt started.
 func (a *Activities) Start(ctx context.Context, in StartInput) (Job, error) {
-	w, _, stop, err := a.begin(ctx, in.Workspace, false)
+	w, _, stop, err := a.begin(ctx, in.Workspace, false, "")
 	if err != nil {
 		return Job{}, err
 	}
@@ -191,7 +196,7 @@ func (a *Activities) Stop(ctx context.Context, in JobInput) (JobResult, error) {
 }
 
 func (a *Activities) job(ctx context.Context, in JobInput, signal bool, op func(*jobs.Manager) (*jobs.JobResult, error)) (JobResult, error) {
-	w, _, stop, err := a.begin(ctx, in.Workspace, signal)
+	w, _, stop, err := a.begin(ctx, in.Workspace, signal, "")
 	if err != nil {
 		return JobResult{}, err
 	}
@@ -216,7 +221,7 @@ func (a *Activities) job(ctx context.Context, in JobInput, signal bool, op func(
 
 // SendInput writes to a job's stdin: the SendInput activity.
 func (a *Activities) SendInput(ctx context.Context, in JobInput) (InputResult, error) {
-	w, _, stop, err := a.begin(ctx, in.Workspace, false)
+	w, _, stop, err := a.begin(ctx, in.Workspace, false, "")
 	if err != nil {
 		return InputResult{}, err
 	}
@@ -237,7 +242,7 @@ func (a *Activities) SendInput(ctx context.Context, in JobInput) (InputResult, e
 
 // List lists the workspace's jobs: the List activity.
 func (a *Activities) List(ctx context.Context, in ListInput) (JobList, error) {
-	w, _, stop, err := a.begin(ctx, in.Workspace, false)
+	w, _, stop, err := a.begin(ctx, in.Workspace, false, "")
 	if err != nil {
 		return JobList{}, err
 	}
@@ -263,11 +268,13 @@ func (a *Activities) List(ctx context.Context, in ListInput) (JobList, error) {
 // only a call that names no tool, or a workspace the worker does not
 // serve, fails as a *Refusal. A job the call starts gets an ID derived
 // from the workflow run and the activity, so a retried call re-attaches
-// to it. A command needing approval is not asked about on the host: the
-// call ends with ToolResult.Pending, and the caller calls again with
-// ToolCall.Answer.
+// to it. A command needing approval is not asked about on the host: as
+// ToolCall.Ask says, the call ends with ToolResult.Pending (the caller
+// calls again with ToolCall.Answer, or ToolCall.ApprovalError when its
+// asking failed), or the command is refused as no one can approve it.
+// With ToolCall.Live the heartbeats carry the call's latest output.
 func (a *Activities) Call(ctx context.Context, in CallInput) (ToolResult, error) {
-	w, t, stop, err := a.begin(ctx, in.Workspace, in.Progress)
+	w, t, stop, err := a.begin(ctx, in.Workspace, in.Progress, liveCallID(in.Call))
 	if err != nil {
 		return ToolResult{}, err
 	}
@@ -284,13 +291,16 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (ToolResult, error)
 	if call.Conversation != "" {
 		conv = ts.Conversation(call.Conversation)
 	}
-	hooks := toolset.Hooks{
-		Output:    t.output,
-		Event:     func(e jobs.ShellEvent) { trackShellEvent(t, e) },
-		Interrupt: true,
-		Answer:    call.Answer,
-		JobID:     activityJobID(ctx),
+	if call.SeeAllJobs {
+		conv.SeeAllJobs()
 	}
+	hooks, err := callHooks(call)
+	if err != nil {
+		return ToolResult{}, err
+	}
+	// The shell tool gives its output to Output as well as to Event.
+	hooks.Output = t.output
+	hooks.JobID = activityJobID(ctx)
 	if call.Tool == toolset.BashTool && call.Conversation != "" && call.Cwd != "" {
 		// A shell this worker starts for the conversation (it restarted
 		// since the last call) begins in the kept directory; a running
@@ -329,10 +339,32 @@ func commandArg(args json.RawMessage) string {
 	return a.Command
 }
 
-func trackShellEvent(t *tracker, e jobs.ShellEvent) {
-	if e.Kind == jobs.ShellOutput {
-		t.output(shellcap.Stdout, []byte(e.Text))
+// liveCallID is the call ID under which the call's heartbeats carry its
+// live output, "" when it asked for none.
+func liveCallID(call ToolCall) string {
+	if !call.Live {
+		return ""
 	}
+	return call.CallID
+}
+
+// callHooks are the approval hooks equivalent to those of the call's
+// host (ToolCall.Ask, Answer, ApprovalError), so that the toolset refuses
+// or runs the command with the text it gives the host locally. A value
+// of Ask the worker does not know is refused: it cannot tell how to ask.
+func callHooks(call ToolCall) (toolset.Hooks, error) {
+	switch {
+	case call.ApprovalError != "":
+		failure := errors.New(call.ApprovalError)
+		return toolset.Hooks{Approve: func(context.Context, toolset.Question) (toolset.Answer, error) {
+			return toolset.Answer{}, failure
+		}}, nil
+	case call.Ask == AskNoOne:
+		return toolset.Hooks{Answer: call.Answer}, nil
+	case call.Ask == AskByInterrupt:
+		return toolset.Hooks{Interrupt: true, Answer: call.Answer}, nil
+	}
+	return toolset.Hooks{}, refuseKind(KindBadRequest, "", fmt.Sprintf("The call's approval mode %s is not one this worker knows (%q or %q).", toolset.Echo(call.Ask), AskByInterrupt, AskNoOne))
 }
 
 func toolNames(ts *toolset.Toolset) []string {

@@ -10,8 +10,12 @@ import (
 	"sync"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/shellcap/shellcap"
 
 	"github.com/shellcap/shellcap/mcpserver"
 	"github.com/shellcap/shellcap/toolset"
@@ -35,6 +39,15 @@ type FrontDoorOptions struct {
 	// client without WorkspaceHeader). The zero value means the first of
 	// Workspaces; otherwise it must be one of them.
 	Default WorkspaceRef
+	// OutputPoll is how often the front door looks at a session
+	// workflow's pending activities for the output of its calls in
+	// flight, which it hands to toolset.Hooks.Output (the MCP server's
+	// progress notifications). Zero means DefaultOutputPoll (250 ms);
+	// negative hands no output as it arrives.
+	OutputPoll time.Duration
+	// DataConverter decodes the activities' heartbeats. Nil means the
+	// SDK's default; set it to the workers' when they use another.
+	DataConverter converter.DataConverter
 }
 
 // FrontDoor is a toolset.Remote that makes every tool call a call on the
@@ -48,9 +61,13 @@ type FrontDoor struct {
 	workspaces []WorkspaceRef
 	def        WorkspaceRef
 
+	poll time.Duration
+	dc   converter.DataConverter
+
 	mu     sync.Mutex
 	polled map[string]time.Time             // host -> when a worker was last seen polling its queue
 	used   map[string]map[WorkspaceRef]bool // conversation -> the workspaces it called
+	live   map[WorkspaceRef]*livePoller
 }
 
 // pollerCheckEvery is how long a host whose worker was seen polling is
@@ -80,7 +97,16 @@ func NewFrontDoor(c client.Client, opts FrontDoorOptions) (*FrontDoor, error) {
 	} else if !slices.Contains(opts.Workspaces, def) {
 		return nil, fmt.Errorf("temporal: the front door's default workspace %s is not one of its workspaces", def)
 	}
-	return &FrontDoor{c: c, workspaces: slices.Clone(opts.Workspaces), def: def, polled: map[string]time.Time{}, used: map[string]map[WorkspaceRef]bool{}}, nil
+	poll := opts.OutputPoll
+	if poll == 0 {
+		poll = DefaultOutputPoll
+	}
+	dc := opts.DataConverter
+	if dc == nil {
+		dc = converter.GetDefaultDataConverter()
+	}
+	return &FrontDoor{c: c, workspaces: slices.Clone(opts.Workspaces), def: def, poll: poll, dc: dc,
+		polled: map[string]time.Time{}, used: map[string]map[WorkspaceRef]bool{}, live: map[WorkspaceRef]*livePoller{}}, nil
 }
 
 // ParseWorkspace parses HOST:PATH (the form of --workspace and of
@@ -120,6 +146,16 @@ func (f *FrontDoor) Workspace(ctx context.Context) (WorkspaceRef, error) {
 // Call makes the tool call on the session workflow of the call's
 // workspace; see [toolset.Remote]. A workspace the front door does not
 // serve is a result with IsError saying so; nothing runs.
+//
+// The call reads as the same call of a local toolset with the same
+// hooks: the worker is told how the host can ask (ToolCall.Ask); with a
+// synchronous hooks.Approve the front door asks it about the command the
+// worker left pending and calls again with the answer, or with the
+// approver's error (ToolCall.ApprovalError); with hooks.Interrupt the
+// pending question is the result. The command's output is handed to
+// hooks.Output as it arrives on the worker, about every OutputPoll (see
+// ToolCall.Live). A call whose ctx ends is cancelled on the worker
+// (SessionCancelSignal): its command is stopped as a local call's is.
 func (f *FrontDoor) Call(ctx context.Context, conversation, name string, args json.RawMessage, hooks toolset.Hooks) (*toolset.Result, error) {
 	ws, err := f.Workspace(ctx)
 	if err != nil {
@@ -136,11 +172,93 @@ func (f *FrontDoor) Call(ctx context.Context, conversation, name string, args js
 		f.used[conversation][ws] = true
 		f.mu.Unlock()
 	}
-	res, err := CallSession(ctx, f.c, ws, ToolCall{Conversation: conversation, Tool: name, Args: args, Answer: hooks.Answer})
+	call := ToolCall{Conversation: conversation, Tool: name, Args: args, Answer: hooks.Answer}
+	if hooks.Approve == nil && !hooks.Interrupt {
+		call.Ask = AskNoOne
+	}
+	if c := toolset.ConversationOf(ctx); c != nil && c.SeesAllJobs() {
+		call.SeeAllJobs = true
+	}
+	for range maxApprovalRounds {
+		res, err := f.callSession(ctx, ws, call, hooks.Output)
+		if err != nil {
+			return nil, err
+		}
+		if res.Pending == nil || hooks.Interrupt || hooks.Approve == nil {
+			return toolsetResult(res), nil
+		}
+		q := *res.Pending
+		call.Answer, call.ApprovalError = nil, ""
+		a, err := hooks.Approve(ctx, q)
+		if err != nil {
+			call.ApprovalError = err.Error()
+			if call.ApprovalError == "" {
+				call.ApprovalError = "the approver failed"
+			}
+			continue
+		}
+		a.Command = q.Command
+		call.Answer = &a
+	}
+	msg := "The server could not carry out this call: its commands were asked about too many times."
+	return &toolset.Result{Text: msg, Err: errors.New(msg), IsError: true}, nil
+}
+
+// maxApprovalRounds bounds the rounds of one call whose commands the
+// worker asks about (as toolset's remote calls are bounded).
+const maxApprovalRounds = 8
+
+// callSession makes one round of a call on the session of ws, handing
+// the output to output as it arrives when output is not nil.
+func (f *FrontDoor) callSession(ctx context.Context, ws WorkspaceRef, call ToolCall, output func(shellcap.Stream, []byte)) (ToolResult, error) {
+	call.CallID = newCallID()
+	if output != nil && f.poll >= 0 {
+		call.Live = true
+		p := f.poller(ws)
+		p.add(call.CallID, &liveCall{output: output})
+		defer p.remove(call.CallID)
+	}
+	res, err := CallSession(ctx, f.c, ws, call)
+	if err != nil && ctx.Err() != nil {
+		// The host stopped waiting (the MCP call was cancelled, its
+		// session ended): stop the command, as a local call's end does.
+		sctx, cancel := context.WithTimeout(context.Background(), cancelWait)
+		_ = f.c.SignalWorkflow(sctx, SessionWorkflowID(ws), "", SessionCancelSignal, call.CallID)
+		cancel()
+	}
+	return res, err
+}
+
+// cancelWait bounds the signal that cancels a call the host stopped
+// waiting for.
+const cancelWait = 10 * time.Second
+
+// poller is the live-output poller of ws's session.
+func (f *FrontDoor) poller(ws WorkspaceRef) *livePoller {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p := f.live[ws]; p != nil {
+		return p
+	}
+	p := &livePoller{ws: ws, interval: f.poll, dc: f.dc, describe: f.pendingHeartbeats, calls: map[string]*liveCall{}}
+	f.live[ws] = p
+	return p
+}
+
+// pendingHeartbeats returns the last heartbeat details of the Call
+// activities pending in the workflow's current run.
+func (f *FrontDoor) pendingHeartbeats(ctx context.Context, workflowID string) ([]*commonpb.Payloads, error) {
+	resp, err := f.c.DescribeWorkflowExecution(ctx, workflowID, "")
 	if err != nil {
 		return nil, err
 	}
-	return toolsetResult(res), nil
+	var out []*commonpb.Payloads
+	for _, pa := range resp.GetPendingActivities() {
+		if pa.GetActivityType().GetName() == ActivityCall && pa.GetHeartbeatDetails() != nil {
+			out = append(out, pa.GetHeartbeatDetails())
+		}
+	}
+	return out, nil
 }
 
 // noWorker returns why no call can reach the host of ws: Temporal has

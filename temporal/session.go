@@ -3,6 +3,7 @@ package temporal
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -22,7 +23,17 @@ const (
 	SessionStatusQuery = "shellcap.session.status"
 	// SessionWorkflowIDPrefix starts the ID of every session workflow.
 	SessionWorkflowIDPrefix = "shellcap-session-"
+	// SessionCancelSignal is the signal that cancels the session's call
+	// whose ToolCall.CallID is its payload (a string): a call waiting for
+	// its turn ends without running, a running one has its activity
+	// cancelled, which stops its command (SIGTERM, the kill grace,
+	// SIGKILL). The front door sends it when its host stops waiting.
+	SessionCancelSignal = "shellcap.session.cancel"
 )
+
+// maxEarlyCancels bounds the cancellations a session keeps for calls it
+// has not accepted yet (the signal can overtake its update).
+const maxEarlyCancels = 64
 
 // DefaultSessionCallsPerRun is SessionInput.CallsPerRun's default.
 const DefaultSessionCallsPerRun = 500
@@ -100,7 +111,7 @@ func SessionWorkflow(ctx workflow.Context, in SessionInput) error {
 	if perRun <= 0 {
 		perRun = DefaultSessionCallsPerRun
 	}
-	s := &sessionRun{state: SessionState{Workspace: in.Workspace}, next: map[string]int{}, serving: map[string]int{}}
+	s := &sessionRun{state: SessionState{Workspace: in.Workspace}, next: map[string]int{}, serving: map[string]int{}, cancels: map[string]workflow.CancelFunc{}}
 	if in.State != nil {
 		s.state = *in.State
 	}
@@ -121,6 +132,16 @@ func SessionWorkflow(ctx workflow.Context, in SessionInput) error {
 	}); err != nil {
 		return err
 	}
+	cancels := workflow.GetSignalChannel(ctx, SessionCancelSignal)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var id string
+			if !cancels.Receive(ctx, &id) {
+				return
+			}
+			s.cancel(id)
+		}
+	})
 	err := workflow.Await(ctx, func() bool {
 		return (s.calls >= perRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested()) && s.accepted == s.calls
 	})
@@ -142,6 +163,40 @@ type sessionRun struct {
 	next, serving map[string]int
 	accepted      int // calls accepted by this run
 	calls         int // calls of this run that have finished
+	// cancels cancel the calls in this run by ToolCall.CallID; early
+	// holds, oldest first, the IDs cancelled before their call came.
+	cancels map[string]workflow.CancelFunc
+	early   []string
+}
+
+// cancel cancels the call named id, or remembers it for when it comes.
+func (s *sessionRun) cancel(id string) {
+	if id == "" {
+		return
+	}
+	if cancel, ok := s.cancels[id]; ok {
+		cancel()
+		return
+	}
+	if len(s.early) >= maxEarlyCancels {
+		s.early = s.early[1:]
+	}
+	s.early = append(s.early, id)
+}
+
+// withCancel is ctx, cancelled when the call's cancel signal comes (or
+// came already); release forgets the call.
+func (s *sessionRun) withCancel(ctx workflow.Context, id string) (cctx workflow.Context, release func()) {
+	cctx, cancel := workflow.WithCancel(ctx)
+	if id == "" {
+		return cctx, cancel
+	}
+	if i := slices.Index(s.early, id); i >= 0 {
+		s.early = slices.Delete(s.early, i, i+1)
+		cancel()
+	}
+	s.cancels[id] = cancel
+	return cctx, func() { delete(s.cancels, id); cancel() }
 }
 
 // validate refuses a call that names no tool before it enters history.
@@ -158,19 +213,26 @@ func (s *sessionRun) validate(ctx workflow.Context, call ToolCall) error {
 func (s *sessionRun) call(ctx workflow.Context, call ToolCall) (ToolResult, error) {
 	s.accepted++
 	defer func() { s.calls++ }()
+	cctx, release := s.withCancel(ctx, call.CallID)
+	defer release()
 	conv := call.Conversation
 	if conv != "" { // a stateless call waits for no one
 		ticket := s.next[conv]
 		s.next[conv]++
+		// A cancelled call still waits for its turn, so the next ones
+		// keep their order.
 		if err := workflow.Await(ctx, func() bool { return s.serving[conv] == ticket }); err != nil {
 			return ToolResult{}, err
 		}
 		defer func() { s.serving[conv]++ }()
 	}
+	if err := cctx.Err(); err != nil {
+		return ToolResult{}, err
+	}
 	if call.Tool == toolset.BashTool && conv != "" && call.Cwd == "" {
 		call.Cwd = s.state.Cwd[conv]
 	}
-	res, err := Call(ctx, s.state.Workspace, call)
+	res, err := Call(cctx, s.state.Workspace, call)
 	s.state.Calls++
 	if err != nil {
 		var refusal *Refusal

@@ -69,7 +69,41 @@ type ToolCall struct {
 	// start for this conversation begins in (the sticky directory the
 	// session workflow keeps across worker restarts).
 	Cwd string `json:"cwd,omitempty"`
+	// Ask is how the caller's host can ask its user about a command the
+	// policy wants approved: AskByInterrupt (the zero value) or AskNoOne.
+	// Any other value is refused.
+	Ask string `json:"ask,omitempty"`
+	// ApprovalError, when set, is the error the host's approver returned
+	// for the question a previous round of this call left pending: the
+	// command is refused as the toolset refuses a command whose
+	// Hooks.Approve fails with it, with the same text.
+	ApprovalError string `json:"approval_error,omitempty"`
+	// CallID, when set, names this round of the call, unique to it: the
+	// front door cancels it by SessionCancelSignal when its MCP call ends
+	// early, and finds its live output by it.
+	CallID string `json:"call_id,omitempty"`
+	// Live, with CallID, asks for the call's output as it arrives: the
+	// Call activity's heartbeats then carry, under CallID, the latest
+	// output by stream offset, which the front door reads from the
+	// session workflow's pending activities (no history event per
+	// chunk). False: the heartbeats carry only the Progress.
+	Live bool `json:"live,omitempty"`
+	// SeeAllJobs makes the conversation see every job of the workspace
+	// (toolset.Conversation.SeeAllJobs), as the host's does: a stdio MCP
+	// client's, or every one of a front door with ShareJobs.
+	SeeAllJobs bool `json:"see_all_jobs,omitempty"`
 }
+
+// How a tool call's host can ask its user (ToolCall.Ask).
+const (
+	// AskByInterrupt: a command the policy wants approved ends the call
+	// with ToolResult.Pending; the host asks and calls again with
+	// ToolCall.Answer, or ToolCall.ApprovalError when asking failed.
+	AskByInterrupt = ""
+	// AskNoOne: the host can ask no one; such a command is refused as a
+	// toolset call whose Hooks can ask no one is (toolset.ErrNoApprover).
+	AskNoOne = "none"
+)
 
 // ToolResult is what a tool call gave back: exactly what the model reads,
 // and the structured result beside it.

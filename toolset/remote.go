@@ -25,6 +25,16 @@ type Remote interface {
 	// answer (hooks.Answer carries it on the next round). The error is
 	// non-nil only when the call could not be carried out at all (ctx
 	// ended, the remote is unreachable).
+	//
+	// hooks are the host's. A Remote that can carry the host's way of
+	// asking (none, hooks.Approve, hooks.Interrupt) and an approver's
+	// failure to the remote side should ask hooks.Approve itself and
+	// return no Pending unless hooks.Interrupt, so its texts are a local
+	// toolset's. A Pending it returns to a host without Interrupt is asked
+	// about here through hooks.Approve, and an approver that fails (or is
+	// missing) then reads as the user declining, worded unlike a local
+	// toolset's refusal. It should hand the command's output to
+	// hooks.Output as it arrives.
 	Call(ctx context.Context, conversation, name string, args json.RawMessage, hooks Hooks) (*Result, error)
 	// Close ends the conversation named conversation on the remote side
 	// (its bash shell); its jobs keep running.
@@ -103,3 +113,21 @@ func (ts *Toolset) shellTimeouts() (def, max time.Duration) {
 // errRemoteOptions reports options that mean running commands here, which
 // a remote toolset does not do.
 var errRemoteOptions = errors.New("toolset: with Options.Remote the commands run remotely: Jobs, Executor and ForegroundTimeout must be unset")
+
+// ConversationOf returns the conversation of the toolset call in ctx (a
+// stateless call's too), nil outside a toolset call: for a Remote that
+// carries what the host set on it (see [Conversation.SeesAllJobs]).
+func ConversationOf(ctx context.Context) *Conversation {
+	if st, _ := ctx.Value(callKey{}).(*call); st != nil {
+		return st.conv
+	}
+	return nil
+}
+
+// SeesAllJobs reports whether the conversation sees every job
+// (Options.ShareJobs, or [Conversation.SeeAllJobs]).
+func (c *Conversation) SeesAllJobs() bool {
+	c.ts.mu.Lock()
+	defer c.ts.mu.Unlock()
+	return c.all
+}
