@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,8 +42,9 @@ type JobInput struct {
 	NewOnly bool `json:"new_only,omitempty"`
 	// Timeout (Wait) is how long to wait; zero means jobs.DefaultWait.
 	Timeout time.Duration `json:"timeout,omitempty"`
-	// Input and EOF (SendInput) are written to the job's stdin.
-	Input string `json:"input,omitempty"`
+	// Input and EOF (SendInput) are written to the job's stdin. Input
+	// travels as bytes (base64 in JSON), so it arrives unchanged.
+	Input []byte `json:"input,omitempty"`
 	EOF   bool   `json:"eof,omitempty"`
 	// Progress (Wait) asks for a ProgressSignal at each heartbeat.
 	Progress bool `json:"progress,omitempty"`
@@ -116,8 +118,8 @@ func (a *Activities) Run(ctx context.Context, in RunInput) (Result, error) {
 		return Result{}, err
 	}
 	req := shellcap.Request{Command: in.Request.Command, Timeout: in.Request.Timeout, Dir: in.Request.Dir, Env: in.Request.Env, OnOutput: t.output}
-	if in.Request.Stdin != "" {
-		req.Stdin = strings.NewReader(in.Request.Stdin)
+	if len(in.Request.Stdin) > 0 {
+		req.Stdin = bytes.NewReader(in.Request.Stdin)
 	}
 	onStart, finish := a.fg.track(ctx, w, in.Request.Command)
 	req.OnStart = onStart
@@ -230,7 +232,7 @@ func (a *Activities) SendInput(ctx context.Context, in JobInput) (InputResult, e
 	if err != nil {
 		return InputResult{}, err
 	}
-	res, err := m.Input(ctx, jobs.InputRequest{ID: in.ID, Text: in.Input, EOF: in.EOF})
+	res, err := m.Input(ctx, jobs.InputRequest{ID: in.ID, Text: string(in.Input), EOF: in.EOF})
 	if err != nil {
 		return InputResult{}, a.hostError(ctx, err)
 	}

@@ -23,7 +23,9 @@ type Request struct {
 	Env map[string]string `json:"env,omitempty"`
 	// Stdin is given to the command on its standard input; empty means
 	// end-of-file at once (/dev/null).
-	Stdin string `json:"stdin,omitempty"`
+	// It travels as bytes (base64 in Temporal's JSON), so binary input
+	// arrives unchanged.
+	Stdin []byte `json:"stdin,omitempty"`
 }
 
 // Result is what a command run through [Run] did: every fact of

@@ -153,7 +153,7 @@ func Wait(ctx workflow.Context, ws WorkspaceRef, id string, timeout time.Duratio
 func SendInput(ctx workflow.Context, ws WorkspaceRef, id, input string, eof bool) (InputResult, error) {
 	var out InputResult
 	err := execute(ctx, ws, ActivitySendInput, shortCall, false, func(bool) any {
-		return JobInput{Workspace: ws, ID: id, Input: input, EOF: eof}
+		return JobInput{Workspace: ws, ID: id, Input: []byte(input), EOF: eof}
 	}, &out)
 	return out, err
 }
@@ -229,7 +229,11 @@ func execute(ctx workflow.Context, ws WorkspaceRef, name string, budget time.Dur
 	if progress {
 		ao.ActivityID = newActivityID(ctx)
 	}
-	fut := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, ao), name, in(progress))
+	input := in(progress)
+	if err := checkPayload(input); err != nil {
+		return err
+	}
+	fut := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, ao), name, input)
 	if progress {
 		o.router.wait(ctx, ao.ActivityID, fut, o.OnProgress)
 	}

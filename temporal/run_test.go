@@ -3,6 +3,7 @@
 package temporal
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"regexp"
@@ -113,13 +114,14 @@ func TestResultMatchesLibrary(t *testing.T) {
 		{"signal", Request{Command: "kill -TERM $$"}},
 		{"timeout", Request{Command: "echo start; sleep 5", Timeout: 300 * time.Millisecond}},
 		{"truncated", Request{Command: "seq 1 2000; seq 1 300 >&2; exit 1"}},
-		{"stdin", Request{Command: "tr a-z A-Z", Stdin: "hello\n"}},
+		{"stdin", Request{Command: "tr a-z A-Z", Stdin: []byte("hello\n")}},
+		{"binary stdin", Request{Command: "od -An -tx1", Stdin: []byte{0xff, 0, 0xc3, '\n'}}},
 		{"dir and env", Request{Command: "mkdir -p sub && cd sub && pwd; echo $FOO", Env: map[string]string{"FOO": "bar"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := shellcap.Request{Command: tc.req.Command, Timeout: tc.req.Timeout, Env: tc.req.Env}
-			if tc.req.Stdin != "" {
-				req.Stdin = strings.NewReader(tc.req.Stdin)
+			if tc.req.Stdin != nil {
+				req.Stdin = bytes.NewReader(tc.req.Stdin)
 			}
 			want := comparable(resultOf(libraryResult(t, opts(lib), req), ""), lib)
 			var got Result
