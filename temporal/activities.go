@@ -134,7 +134,7 @@ func (a *Activities) Run(ctx context.Context, in RunInput) (Result, error) {
 	if res.Canceled && ctx.Err() != nil {
 		return Result{}, ended(ctx)
 	}
-	return resultOf(res, a.host), nil
+	return fit(resultOf(res, a.host)), nil
 }
 
 // hostError sorts an error of the host's call: ctx's end, a refusal the
@@ -218,7 +218,7 @@ func (a *Activities) job(ctx context.Context, in JobInput, signal bool, op func(
 	if err != nil {
 		return JobResult{}, fmt.Errorf("temporal: the job result: %w", err)
 	}
-	return JobResult{Text: res.Text(), Structured: structured, ID: res.ID, Status: string(res.Status), ExitCode: res.ExitCode, Host: a.host}, nil
+	return fit(JobResult{Text: res.Text(), Structured: structured, ID: res.ID, Status: string(res.Status), ExitCode: res.ExitCode, Host: a.host}), nil
 }
 
 // SendInput writes to a job's stdin: the SendInput activity.
@@ -261,7 +261,7 @@ func (a *Activities) List(ctx context.Context, in ListInput) (JobList, error) {
 	if err != nil {
 		return JobList{}, fmt.Errorf("temporal: the job list: %w", err)
 	}
-	return JobList{Text: res.Text(), Structured: structured, Host: a.host}, nil
+	return fit(JobList{Text: res.Text(), Structured: structured, Host: a.host}), nil
 }
 
 // Call calls one toolset tool: the Call activity. What the tool gives
@@ -328,7 +328,7 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (ToolResult, error)
 	if call.Tool == toolset.BashTool && res.Run != nil && res.Run.Err == nil {
 		out.Cwd = res.Run.Cwd
 	}
-	return out, nil
+	return fit(out), nil
 }
 
 // commandArg is the command argument of a tool call, for its foreground
