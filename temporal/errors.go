@@ -115,6 +115,7 @@ var sentinels = map[string]error{
 	"jobs.ErrIDConflict":     jobs.ErrIDConflict,
 	"toolset.ErrUnknownTool": toolset.ErrUnknownTool,
 	"ErrUnknownWorkspace":    ErrUnknownWorkspace,
+	"ErrRequestTooLarge":     ErrRequestTooLarge,
 	"ErrInvalidOptions":      shellcap.ErrInvalidOptions,
 }
 

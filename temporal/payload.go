@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -21,7 +22,15 @@ import (
 // checkPayload refuses an activity input holding a string JSON would
 // change. A command that is not UTF-8 gets the library's own refusal
 // (shellcap.ErrInvalidUTF8); any other field is named by its JSON path.
+//
+// An input over MaxRequestBytes as JSON is refused too (ErrRequestTooLarge):
+// over Temporal's payload limit the workflow task that schedules it fails,
+// and the workflow with it.
 func checkPayload(in any) error {
+	if b, err := json.Marshal(in); err == nil && len(b) > MaxRequestBytes {
+		text := fmt.Sprintf("The request is %d bytes as JSON; a call through Temporal carries at most %d. Write long scripts and large input to a file in the workspace, and pass its name instead.", len(b), MaxRequestBytes)
+		return &Refusal{Kind: KindBadRequest, Text: text, sentinel: "ErrRequestTooLarge"}
+	}
 	path, ok := invalidString(reflect.ValueOf(in), "")
 	if ok {
 		return nil
@@ -33,6 +42,13 @@ func checkPayload(in any) error {
 	text := fmt.Sprintf("%s is not valid UTF-8: Temporal carries it as JSON text, which cannot hold it unchanged, so nothing was run.", path)
 	return &Refusal{Kind: KindBadRequest, Text: text, sentinel: "ErrInvalidUTF8"}
 }
+
+// MaxRequestBytes bounds an activity's input as JSON, well under
+// Temporal's payload limit (2 MB by default).
+const MaxRequestBytes = 1 << 20
+
+// ErrRequestTooLarge reports an input over MaxRequestBytes.
+var ErrRequestTooLarge = errors.New("the request is too large to travel through Temporal")
 
 var rawMessageType = reflect.TypeFor[json.RawMessage]()
 

@@ -15,10 +15,10 @@ import (
 	"github.com/shellcap/shellcap"
 )
 
-// notUTF8Workflow calls the workflow-side function named by field with a
+// badInputWorkflow calls the workflow-side function named by field with a
 // byte in it that is not UTF-8 (built inside the workflow: its own input
 // travels as JSON too), and returns the refusal's text.
-func notUTF8Workflow(ctx workflow.Context, ws WorkspaceRef, field string) (string, error) {
+func badInputWorkflow(ctx workflow.Context, ws WorkspaceRef, field string) (string, error) {
 	const bad = "\xff"
 	var err error
 	switch field {
@@ -30,6 +30,13 @@ func notUTF8Workflow(ctx workflow.Context, ws WorkspaceRef, field string) (strin
 		_, err = Run(ctx, ws, Request{Command: "true", Env: map[string]string{"X": bad}})
 	case "start":
 		_, err = Start(ctx, ws, StartRequest{Command: "echo " + bad})
+	case "too large":
+		_, err = Run(ctx, ws, Request{Command: "wc -c", Stdin: make([]byte, MaxRequestBytes)})
+		var r *Refusal
+		if !errors.As(err, &r) || !errors.Is(err, ErrRequestTooLarge) {
+			return "", errors.New("no ErrRequestTooLarge refusal")
+		}
+		return r.Text, nil
 	case "conversation":
 		_, err = Call(ctx, ws, ToolCall{Tool: "run_command", Conversation: "c" + bad, Args: []byte(`{"command":"true"}`)})
 	}
@@ -44,11 +51,12 @@ func notUTF8Workflow(ctx workflow.Context, ws WorkspaceRef, field string) (strin
 }
 
 // Temporal carries activity input as JSON, which would replace a byte that
-// is not UTF-8 with U+FFFD and run a command nobody asked for. The
-// workflow-side functions refuse such input before scheduling anything: a
-// command with the library's own text, any other field by name.
-func TestNotUTF8IsRefusedNotChanged(t *testing.T) {
-	e := newEnv(t, notUTF8Workflow)
+// is not UTF-8 with U+FFFD and run a command nobody asked for, and fails
+// the workflow over its payload limit. The workflow-side functions refuse
+// such input before scheduling anything: a command with the library's own
+// text, any other field by name, an input too large with its size.
+func TestBadInputIsRefusedNotChanged(t *testing.T) {
+	e := newEnv(t, badInputWorkflow)
 	ref := e.host("utf8-"+sanitize(t.Name()), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -59,9 +67,10 @@ func TestNotUTF8IsRefusedNotChanged(t *testing.T) {
 		"dir":          "request.dir is not valid UTF-8",
 		"env":          "request.env.X is not valid UTF-8",
 		"conversation": "call.conversation is not valid UTF-8",
+		"too large":    "The request is 1398",
 	} {
 		t.Run(field, func(t *testing.T) {
-			run := e.start(ctx, notUTF8Workflow, ref, field)
+			run := e.start(ctx, badInputWorkflow, ref, field)
 			var got string
 			if err := run.Get(ctx, &got); err != nil {
 				t.Fatal(err)
