@@ -21,6 +21,10 @@ func CallSession(ctx context.Context, c client.Client, ws WorkspaceRef, call Too
 	if err := ws.Validate(); err != nil {
 		return ToolResult{}, err
 	}
+	if err := checkPayload(call); err != nil {
+		// What JSON cannot carry unchanged is the model's to fix.
+		return ToolResult{Text: err.Error(), IsError: true, Host: ws.Host}, nil
+	}
 	for attempt := 0; ; attempt++ {
 		res, err := callSessionOnce(ctx, c, ws, call)
 		if err == nil || !retryableSessionError(err) || attempt >= 20 || ctx.Err() != nil {

@@ -4,6 +4,7 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -89,5 +90,25 @@ func TestBadInputIsRefusedNotChanged(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The front door's path refuses an input too large for Temporal as a
+// result the model can act on, before any update is sent.
+func TestCallSessionRefusesTooLarge(t *testing.T) {
+	e := newEnv(t)
+	ref := e.host("big-call-"+sanitize(t.Name()), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	args, _ := json.Marshal(map[string]string{"command": "echo " + strings.Repeat("x", MaxRequestBytes)})
+	res, err := CallSession(ctx, e.c, ref, ToolCall{Conversation: "c1", Tool: "run_command", Args: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.HasPrefix(res.Text, "The request is ") {
+		t.Fatalf("result %+v", res)
+	}
+	if _, err := e.c.DescribeWorkflowExecution(ctx, SessionWorkflowID(ref), ""); err == nil {
+		t.Fatalf("the session workflow was started for a call that was refused")
 	}
 }
