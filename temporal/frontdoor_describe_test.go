@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdktemporal "go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/jobs"
@@ -199,3 +201,71 @@ func TestFrontDoorDescribeFallback(t *testing.T) {
 
 // noDefs hides a front door's definitions: a plain toolset.Remote.
 type noDefs struct{ toolset.Remote }
+
+// promoteWorkflow calls run_command with quick retries and returns its
+// structured result.
+func promoteWorkflow(ctx workflow.Context, ws WorkspaceRef, command string) (ToolResult, error) {
+	ctx = WithCallOptions(ctx, CallOptions{RetryPolicy: &sdktemporal.RetryPolicy{InitialInterval: 100 * time.Millisecond, MaximumAttempts: 3}})
+	args, _ := json.Marshal(map[string]any{"command": command})
+	return Call(ctx, ws, ToolCall{Tool: toolset.RunCommand, Args: args})
+}
+
+// TestRetriedPromotionReattaches: on a worker with a ForegroundTimeout,
+// the first attempt of a run_command Call promotes its command to a job
+// and then fails (an interceptor fails it); the retry starts no second
+// process: it waits on the same job, promoted again under the same ID,
+// which derives from the workflow run and the activity.
+func TestRetriedPromotionReattaches(t *testing.T) {
+	counter := &attemptCounter{failFirst: ActivityCall}
+	e := newEnv(t, promoteWorkflow)
+	ref := e.host("promote-"+sanitize(t.Name()), func(o *WorkerOptions) {
+		o.ForegroundTimeout = 300 * time.Millisecond
+		o.Worker.Interceptors = append(o.Worker.Interceptors, counter)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run := e.start(ctx, promoteWorkflow, ref, "echo run >> runs; sleep 3; echo done")
+	var res ToolResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if n := counter.count(ActivityCall); n != 2 {
+		t.Fatalf("%d attempts of the call, want 2 (the first failed after it promoted)", n)
+	}
+	var promoted struct {
+		Promoted bool   `json:"promoted"`
+		ID       string `json:"id"`
+	}
+	if err := json.Unmarshal(res.Structured, &promoted); err != nil || !promoted.Promoted || !strings.Contains(res.Text, promoted.ID) {
+		t.Fatalf("the retried call: %q %s: want the command promoted", res.Text, res.Structured)
+	}
+	if n := lines(t, join(ref, "runs")); n != 1 {
+		t.Fatalf("the command ran %d times, want 1", n)
+	}
+	m, err := jobs.New(mustShell(t, ref.Path), jobs.Options{KeyDir: e.keyDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	list, err := m.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Jobs) != 1 || list.Jobs[0].ID != promoted.ID {
+		t.Fatalf("the workspace's jobs: %+v, want only %s", list.Jobs, promoted.ID)
+	}
+	if _, err := m.Stop(ctx, jobs.StopRequest{ID: promoted.ID}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustShell is a default Shell on workspace ws.
+func mustShell(t *testing.T, ws string) *shellcap.Shell {
+	t.Helper()
+	sh, err := shellcap.New(shellcap.Options{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sh.Close() })
+	return sh
+}
