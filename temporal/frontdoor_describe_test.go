@@ -8,11 +8,13 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	enumspb "go.temporal.io/api/enums/v1"
 	sdktemporal "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -268,4 +270,48 @@ func mustShell(t *testing.T, ws string) *shellcap.Shell {
 	}
 	t.Cleanup(func() { sh.Close() })
 	return sh
+}
+
+// TestSessionLearnsLimits: a session workflow whose workspace's worker
+// allows commands of up to 2 h bounds a run_command without
+// timeout_seconds by that (plus the grace), not by shellcap's default
+// MaxTimeout, which such a command would outlast; it describes the
+// workspace once for its calls, and a call with a timeout needs no
+// description. The history replays.
+func TestSessionLearnsLimits(t *testing.T) {
+	e := newEnv(t)
+	ref := e.host("limits-"+sanitize(t.Name()), func(o *WorkerOptions) {
+		base := o.Shell
+		o.Shell = func(ws string) shellcap.Options { so := base(ws); so.MaxTimeout = 2 * time.Hour; return so }
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, args := range []string{`{"command":"true","timeout_seconds":5}`, `{"command":"true"}`, `{"command":"true"}`} {
+		res, err := CallSession(ctx, e.c, ref, ToolCall{Conversation: "c", Tool: toolset.RunCommand, Args: json.RawMessage(args)})
+		if err != nil || res.IsError {
+			t.Fatalf("run_command %s: %+v, %v", args, res, err)
+		}
+	}
+	var budgets []time.Duration
+	describes := 0
+	iter := e.c.GetWorkflowHistory(ctx, SessionWorkflowID(ref), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
+			switch a.GetActivityType().GetName() {
+			case ActivityCall:
+				budgets = append(budgets, a.GetStartToCloseTimeout().AsDuration())
+			case ActivityDescribe:
+				describes++
+			}
+		}
+	}
+	want := []time.Duration{5*time.Second + DefaultGrace, 2*time.Hour + DefaultGrace, 2*time.Hour + DefaultGrace}
+	if !slices.Equal(budgets, want) || describes != 1 {
+		t.Fatalf("the calls' start-to-close timeouts %v (want %v), %d descriptions (want 1)", budgets, want, describes)
+	}
+	replaySession(t, e.c, ref)
 }
