@@ -41,11 +41,12 @@ type Options struct {
 	Shell *shellcap.Shell
 
 	// Remote, when set, runs every call elsewhere (see [Remote]): the
-	// toolset offers every tool (or those in Tools) with their usual
-	// definitions and forwards the calls; Jobs, Executor and
-	// ForegroundTimeout must be unset. Without a Shell the definitions
-	// state shellcap's default timeouts (and Session's, when set). Nil
-	// runs the commands on the Shell.
+	// toolset offers the tools of Definitions (or of a DescribedRemote),
+	// else every tool with their usual definitions (or those in Tools),
+	// and forwards the calls; Jobs, Executor and ForegroundTimeout must be
+	// unset. The usual definitions without a Shell state shellcap's
+	// default timeouts (and Session's, when set). Nil runs the commands on
+	// the Shell.
 	Remote Remote
 
 	// Definitions, with Remote, are the tools to offer and what the model
