@@ -33,6 +33,9 @@ type RunResult struct {
 	// Sandbox is what the Confiner enforces for a promoted command; a
 	// finished one has it in Result.Sandbox.
 	Sandbox *shellcap.Enforcement `json:"sandbox,omitempty"`
+	// Reattached reports a RunWithID whose ID named a job already: this
+	// call started nothing and reports that job.
+	Reattached bool `json:"reattached,omitempty"`
 
 	maxChars int
 }
@@ -105,6 +108,21 @@ func (r *RunResult) Text() string {
 // Options.MaxLogBytes between two looks (a tenth of a second at most) is
 // not passed on.
 func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time.Duration) (*RunResult, error) {
+	return m.RunWithID(ctx, "", req, foreground)
+}
+
+// RunWithID is Run with a caller-chosen job ID (as StartRequest.ID: 32
+// lower-case hex digits, jobs.DeriveID makes one; anything else is a
+// Result whose Err says why), for a host that may repeat the call (a
+// retried durable activity). When a job of that ID exists already, the
+// repeated call starts nothing: it waits on that job as Run waits on its
+// own (so a command the first call promoted is promoted again, with the
+// same ID) and RunResult.Reattached is set; its req.Stdin is not fed
+// again. A job stopped since is reported by its recorded final result.
+// A command that finished in the foreground is removed with its job (as
+// Run removes it, unless its output was cut), so a call repeated after
+// that runs it again. Empty id is Run.
+func (m *Manager) RunWithID(ctx context.Context, id string, req shellcap.Request, foreground time.Duration) (*RunResult, error) {
 	if foreground < 0 {
 		return nil, errors.New("jobs: Run: negative foreground timeout")
 	}
@@ -118,9 +136,14 @@ func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time
 		}
 	}
 	began := time.Now()
-	out, err := m.start(ctx, startConfig{command: req.Command, dir: req.Dir, env: req.Env, timeout: req.Timeout, stdin: req.Stdin != nil})
+	out, err := m.start(ctx, startConfig{command: req.Command, dir: req.Dir, env: req.Env, timeout: req.Timeout, stdin: req.Stdin != nil, id: id})
 	if err != nil {
 		return nil, err
+	}
+	res.Reattached = out.reattached
+	if out.job == nil && out.final != nil { // stopped since the first call
+		res.Result = m.runResult(req, out.final, 0)
+		return res, nil
 	}
 	if out.job == nil {
 		res.Result = m.newResult(req)
@@ -133,7 +156,7 @@ func (m *Manager) Run(ctx context.Context, req shellcap.Request, foreground time
 		req.OnStart(out.st.PID) // the job's shell leads the job's group
 	}
 	var feed *stdinFeed
-	if req.Stdin != nil {
+	if req.Stdin != nil && !out.reattached {
 		feed = m.feedStdin(j, req.Stdin)
 	}
 	follow := newLogFollower(j.dir, req.OnOutput, m.opts.MaxLogBytes)

@@ -287,7 +287,7 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (ToolResult, error)
 	}
 	call := in.Call
 	if ts.Tool(call.Tool) == nil {
-		return ToolResult{}, refuseKind(KindUnknownTool, "toolset.ErrUnknownTool", fmt.Sprintf("Unknown tool %s. The tools are: %s.", toolset.Echo(call.Tool), strings.Join(toolNames(ts), ", ")))
+		return ToolResult{}, refuseKind(KindUnknownTool, "toolset.ErrUnknownTool", unknownToolText(call.Tool, ts, in.Workspace))
 	}
 	conv := ts.Stateless()
 	if call.Conversation != "" {
@@ -310,8 +310,10 @@ func (a *Activities) Call(ctx context.Context, in CallInput) (ToolResult, error)
 		conv.SetBashDir(call.Cwd)
 	}
 	finish := func() {}
-	if call.Tool == toolset.RunCommand {
-		// Recorded like Run's, so a restarted worker finds the group.
+	if call.Tool == toolset.RunCommand && w.promotes() == 0 {
+		// Recorded like Run's, so a restarted worker finds the group. A
+		// command that may be promoted runs as a job instead, which
+		// outlives the worker: a retried call waits on it (hooks.JobID).
 		hooks.OnStart, finish = a.fg.track(ctx, w, commandArg(call.Args))
 	}
 	res, err := conv.Call(ctx, call.Tool, call.Args, hooks)
@@ -367,6 +369,16 @@ func callHooks(call ToolCall) (toolset.Hooks, error) {
 		return toolset.Hooks{Interrupt: true, Answer: call.Answer}, nil
 	}
 	return toolset.Hooks{}, refuseKind(KindBadRequest, "", fmt.Sprintf("The call's approval mode %s is not one this worker knows (%q or %q).", toolset.Echo(call.Ask), AskByInterrupt, AskNoOne))
+}
+
+// unknownToolText is what the model reads of a call of a tool the
+// workspace's toolset does not offer.
+func unknownToolText(name string, ts *toolset.Toolset, ws WorkspaceRef) string {
+	names := toolNames(ts)
+	if len(names) == 0 {
+		return fmt.Sprintf("Unknown tool %s: the workspace %s offers no tools (it is read-only).", toolset.Echo(name), ws)
+	}
+	return fmt.Sprintf("Unknown tool %s. The tools are: %s.", toolset.Echo(name), strings.Join(names, ", "))
 }
 
 func toolNames(ts *toolset.Toolset) []string {

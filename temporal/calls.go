@@ -41,10 +41,18 @@ type CallOptions struct {
 	// Grace is added to the command's timeout (or the wait's) to make the
 	// activity's start-to-close timeout. Zero means DefaultGrace. A Run
 	// whose Request.Timeout is zero runs for the worker Shell's
-	// DefaultTimeout, which the workflow cannot know: its activity is
-	// bounded by shellcap.DefaultMaxTimeout plus Grace (the heartbeats
-	// still detect a lost worker within HeartbeatTimeout).
+	// DefaultTimeout, which the workflow knows only from Limits: without
+	// it, its activity is bounded by shellcap.DefaultMaxTimeout plus Grace
+	// (the heartbeats still detect a lost worker within
+	// HeartbeatTimeout).
 	Grace time.Duration
+	// Limits, when set, is what [Describe] said of the workspace: a Run
+	// without a timeout is bounded by its DefaultTimeout, and a Call of
+	// run_command or bash without timeout_seconds by its MaxTimeout (plus
+	// Grace), instead of shellcap.DefaultMaxTimeout, which a worker with
+	// longer limits outlasts. Nil: shellcap's defaults. The session
+	// workflow describes its workspace once per run for this.
+	Limits *Description
 	// RetryPolicy is the activity's retry policy; nil means Temporal's
 	// default (retry with backoff, without limit). Refusals are never
 	// retried.
@@ -109,6 +117,9 @@ func Run(ctx workflow.Context, ws WorkspaceRef, req Request) (Result, error) {
 	budget := req.Timeout
 	if budget <= 0 {
 		budget = shellcap.DefaultMaxTimeout
+		if l := callOptionsOf(ctx).Limits; l != nil && l.DefaultTimeout > 0 {
+			budget = l.DefaultTimeout
+		}
 	}
 	var out Result
 	err := execute(ctx, ws, ActivityRun, budget, true, func(progress bool) any {
@@ -179,15 +190,17 @@ func List(ctx workflow.Context, ws WorkspaceRef) (JobList, error) {
 // (timeout_seconds, or timeout for the shell tool).
 func Call(ctx workflow.Context, ws WorkspaceRef, call ToolCall) (ToolResult, error) {
 	var out ToolResult
-	err := execute(ctx, ws, ActivityCall, callBudget(call), true, func(progress bool) any {
+	err := execute(ctx, ws, ActivityCall, callBudget(call, callOptionsOf(ctx).Limits), true, func(progress bool) any {
 		return CallInput{Workspace: ws, Call: call, Progress: progress}
 	}, &out)
 	return out, err
 }
 
 // callBudget is how long call may run before its activity's grace: the
-// timeout it asks for, else the longest its tool may take by default.
-func callBudget(call ToolCall) time.Duration {
+// timeout it asks for, else the longest its tool may take by default
+// (for run_command and bash, the workspace's MaxTimeout when limits
+// knows it).
+func callBudget(call ToolCall, limits *Description) time.Duration {
 	var args struct {
 		TimeoutSeconds *float64 `json:"timeout_seconds"`
 		Timeout        *float64 `json:"timeout"`
@@ -201,7 +214,11 @@ func callBudget(call ToolCall) time.Duration {
 	}
 	switch call.Tool {
 	case toolset.RunCommand, toolset.BashTool:
-		return seconds(args.TimeoutSeconds, shellcap.DefaultMaxTimeout)
+		def := shellcap.DefaultMaxTimeout
+		if limits != nil && limits.MaxTimeout > 0 {
+			def = limits.MaxTimeout
+		}
+		return seconds(args.TimeoutSeconds, def)
 	case toolset.WaitCommand:
 		return seconds(args.TimeoutSeconds, jobs.DefaultWait)
 	case toolset.ShellTool:

@@ -41,7 +41,9 @@
 // # Timeouts, heartbeats, cancellation
 //
 // An activity's start-to-close timeout is the command's timeout (or the
-// wait's) plus [CallOptions.Grace]; it heartbeats every
+// wait's) plus [CallOptions.Grace] (for a command without one, the
+// workspace's default as [Describe] reports it, given as
+// [CallOptions.Limits], else shellcap's default MaxTimeout); it heartbeats every
 // WorkerOptions.HeartbeatInterval (the bytes so far and the output's tail,
 // [Progress]), and [CallOptions.HeartbeatTimeout] (10 s) without one means
 // its worker is lost. Cancelling the workflow cancels the activity, which

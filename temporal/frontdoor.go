@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -48,7 +49,23 @@ type FrontDoorOptions struct {
 	// DataConverter decodes the activities' heartbeats. Nil means the
 	// SDK's default; set it to the workers' when they use another.
 	DataConverter converter.DataConverter
+	// DescribeWait bounds how long NewFrontDoor waits for the worker of
+	// the default workspace to describe its tools ([DescribeWorkflow]),
+	// whose definitions the front door then offers (see
+	// [FrontDoor.Definitions]): the limits the model reads are those of
+	// that worker's Shell, and the tools those it backs. When no worker
+	// answers in time, the front door logs a warning and offers every
+	// tool with shellcap's default limits; the workers still enforce
+	// their own. Zero means DefaultDescribeWait (10 s); negative asks no
+	// worker and offers the defaults.
+	DescribeWait time.Duration
+	// Logger receives the front door's warnings (a worker that did not
+	// describe its tools). Nil discards them.
+	Logger *slog.Logger
 }
+
+// DefaultDescribeWait is FrontDoorOptions.DescribeWait's default.
+const DefaultDescribeWait = 10 * time.Second
 
 // FrontDoor is a toolset.Remote that makes every tool call a call on the
 // session workflow of its workspace ([CallSession]): give it to
@@ -63,6 +80,10 @@ type FrontDoor struct {
 
 	poll time.Duration
 	dc   converter.DataConverter
+
+	// defs are the definitions of the default workspace's tools, as its
+	// worker described them; nil when none did.
+	defs []toolset.Definition
 
 	mu     sync.Mutex
 	polled map[string]time.Time             // host -> when a worker was last seen polling its queue
@@ -105,9 +126,63 @@ func NewFrontDoor(c client.Client, opts FrontDoorOptions) (*FrontDoor, error) {
 	if dc == nil {
 		dc = converter.GetDefaultDataConverter()
 	}
-	return &FrontDoor{c: c, workspaces: slices.Clone(opts.Workspaces), def: def, poll: poll, dc: dc,
-		polled: map[string]time.Time{}, used: map[string]map[WorkspaceRef]bool{}, live: map[WorkspaceRef]*livePoller{}}, nil
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	f := &FrontDoor{c: c, workspaces: slices.Clone(opts.Workspaces), def: def, poll: poll, dc: dc,
+		polled: map[string]time.Time{}, used: map[string]map[WorkspaceRef]bool{}, live: map[WorkspaceRef]*livePoller{}}
+	wait := opts.DescribeWait
+	if wait == 0 {
+		wait = DefaultDescribeWait
+	}
+	if wait > 0 {
+		d, err := describe(c, def, wait)
+		if err != nil {
+			logger.Warn("shellcap front door: the worker of the default workspace did not describe its tools; offering every tool with shellcap's default limits (the worker enforces its own)",
+				"workspace", def.String(), "queue", def.TaskQueue(), "error", err)
+		} else {
+			f.defs = d.Tools
+			logger.Info("shellcap front door: the tools of the default workspace's worker", "workspace", def.String(), "tools", len(d.Tools))
+		}
+	}
+	return f, nil
 }
+
+// describe runs DescribeWorkflow for ws on its host's queue and waits at
+// most wait for its description.
+func describe(c client.Client, ws WorkspaceRef, wait time.Duration) (Description, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       "shellcap-describe-" + ws.String() + "-" + newCallID(),
+		TaskQueue:                ws.TaskQueue(),
+		WorkflowExecutionTimeout: wait,
+	}, DescribeWorkflowName, DescribeInput{Workspace: ws})
+	if err != nil {
+		return Description{}, err
+	}
+	var d Description
+	if err := run.Get(ctx, &d); err != nil {
+		if ctx.Err() != nil {
+			return Description{}, fmt.Errorf("no answer within %v (is a worker of host %s running?)", wait, ws.Host)
+		}
+		return Description{}, err
+	}
+	if d.Tools == nil {
+		return Description{}, errors.New("the description lists no tools")
+	}
+	return d, nil
+}
+
+// Definitions returns the definitions of the tools the default
+// workspace's worker offers, as it described them when the front door
+// was built (toolset.DescribedRemote: a toolset or MCP server whose
+// Remote is the front door offers them); nil when it did not, and the
+// usual definitions apply. A call routed to another workspace whose
+// worker does not offer the tool gets that worker's refusal as an error
+// result.
+func (f *FrontDoor) Definitions() []toolset.Definition { return f.defs }
 
 // ParseWorkspace parses HOST:PATH (the form of --workspace and of
 // WorkspaceHeader) into a validated WorkspaceRef.
@@ -330,4 +405,4 @@ func (f *FrontDoor) Close(conversation string) error {
 // closeWait bounds the close of a conversation on one workspace.
 const closeWait = 2 * time.Minute
 
-var _ toolset.Remote = (*FrontDoor)(nil)
+var _ toolset.DescribedRemote = (*FrontDoor)(nil)

@@ -167,6 +167,11 @@ type sessionRun struct {
 	// holds, oldest first, the IDs cancelled before their call came.
 	cancels map[string]workflow.CancelFunc
 	early   []string
+	// limits is the workspace's description, asked for (once per run) by
+	// the first call whose activity budget needs it; nil until then, and
+	// after it failed.
+	limits     *Description
+	describing workflow.Future
 }
 
 // cancel cancels the call named id, or remembers it for when it comes.
@@ -231,6 +236,11 @@ func (s *sessionRun) call(ctx workflow.Context, call ToolCall) (ToolResult, erro
 	}
 	if call.Tool == toolset.BashTool && conv != "" && call.Cwd == "" {
 		call.Cwd = s.state.Cwd[conv]
+	}
+	if needsLimits(call) {
+		if l := s.describe(ctx); l != nil {
+			cctx = WithCallOptions(cctx, CallOptions{Limits: l})
+		}
 	}
 	res, err := Call(cctx, s.state.Workspace, call)
 	s.state.Calls++
@@ -365,4 +375,52 @@ func (s *sessionRun) forgetOne() {
 		}
 	}
 	s.state.Jobs = append(s.state.Jobs[:drop], s.state.Jobs[drop+1:]...)
+}
+
+// describeVersion marks the session workflows that describe their
+// workspace before a call whose budget needs its limits (workflow
+// histories of earlier code have no such activity).
+const describeVersion = "shellcap.session.describe"
+
+// describe returns the workspace's description, asking its worker once
+// per run (the Describe activity, recorded in the history, so a replay
+// sees the same); nil when it cannot be had, and the call's budget keeps
+// shellcap's defaults. A worker restarted with other limits is heard of
+// at the next run.
+func (s *sessionRun) describe(ctx workflow.Context) *Description {
+	if s.limits != nil {
+		return s.limits
+	}
+	if s.describing == nil {
+		if workflow.GetVersion(ctx, describeVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			return nil
+		}
+		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			TaskQueue:           s.state.Workspace.TaskQueue(),
+			StartToCloseTimeout: shortCall,
+			// A worker without the Describe activity fails it; the call
+			// then goes ahead with the defaults.
+			RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3},
+		})
+		s.describing = workflow.ExecuteActivity(actx, ActivityDescribe, DescribeInput{Workspace: s.state.Workspace})
+	}
+	var d Description
+	if err := s.describing.Get(ctx, &d); err != nil {
+		return nil
+	}
+	s.limits = &d
+	return s.limits
+}
+
+// needsLimits reports a call whose activity budget depends on the
+// workspace's limits: run_command or bash without a timeout_seconds.
+func needsLimits(call ToolCall) bool {
+	if call.Tool != toolset.RunCommand && call.Tool != toolset.BashTool {
+		return false
+	}
+	var args struct {
+		TimeoutSeconds *float64 `json:"timeout_seconds"`
+	}
+	_ = json.Unmarshal(call.Args, &args)
+	return args.TimeoutSeconds == nil || *args.TimeoutSeconds <= 0
 }

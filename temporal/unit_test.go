@@ -93,24 +93,32 @@ func detailsOf(t *testing.T, app *sdktemporal.ApplicationError) refusalDetails {
 }
 
 // TestCallBudget: a tool call's activity budget follows its timeout
-// argument, else its tool's longest default.
+// argument, else its tool's longest default: for run_command and bash the
+// workspace's MaxTimeout when its limits are known.
 func TestCallBudget(t *testing.T) {
+	long := &Description{DefaultTimeout: 20 * time.Minute, MaxTimeout: time.Hour}
 	for _, tc := range []struct {
-		tool string
-		args string
-		want time.Duration
+		tool   string
+		args   string
+		want   time.Duration
+		limits *Description
 	}{
-		{toolset.RunCommand, `{"command":"x","timeout_seconds":90}`, 90 * time.Second},
-		{toolset.RunCommand, `{"command":"x"}`, shellcap.DefaultMaxTimeout},
-		{toolset.BashTool, `{"command":"x","timeout_seconds":1.5}`, 1500 * time.Millisecond},
-		{toolset.WaitCommand, `{"command_id":"x","timeout_seconds":600}`, 10 * time.Minute},
-		{toolset.ShellTool, `{"command":"x","timeout":12}`, 12 * time.Second},
-		{toolset.ShellTool, `{"command":"x"}`, jobs.MaxShellTimeout},
-		{toolset.RunCommand, `{"timeout_seconds":-3}`, shellcap.DefaultMaxTimeout},
-		{toolset.RunCommand, `not json`, shellcap.DefaultMaxTimeout},
-		{toolset.ListCommands, `{}`, shortCall},
+		{toolset.RunCommand, `{"command":"x"}`, time.Hour, long},
+		{toolset.BashTool, `{"command":"x"}`, time.Hour, long},
+		{toolset.RunCommand, `{"command":"x","timeout_seconds":90}`, 90 * time.Second, long},
+		{toolset.ShellTool, `{"command":"x"}`, jobs.MaxShellTimeout, long},
+		{toolset.RunCommand, `{"command":"x"}`, shellcap.DefaultMaxTimeout, &Description{}},
+		{toolset.RunCommand, `{"command":"x","timeout_seconds":90}`, 90 * time.Second, nil},
+		{toolset.RunCommand, `{"command":"x"}`, shellcap.DefaultMaxTimeout, nil},
+		{toolset.BashTool, `{"command":"x","timeout_seconds":1.5}`, 1500 * time.Millisecond, nil},
+		{toolset.WaitCommand, `{"command_id":"x","timeout_seconds":600}`, 10 * time.Minute, nil},
+		{toolset.ShellTool, `{"command":"x","timeout":12}`, 12 * time.Second, nil},
+		{toolset.ShellTool, `{"command":"x"}`, jobs.MaxShellTimeout, nil},
+		{toolset.RunCommand, `{"timeout_seconds":-3}`, shellcap.DefaultMaxTimeout, nil},
+		{toolset.RunCommand, `not json`, shellcap.DefaultMaxTimeout, nil},
+		{toolset.ListCommands, `{}`, shortCall, nil},
 	} {
-		if got := callBudget(ToolCall{Tool: tc.tool, Args: json.RawMessage(tc.args)}); got != tc.want {
+		if got := callBudget(ToolCall{Tool: tc.tool, Args: json.RawMessage(tc.args)}, tc.limits); got != tc.want {
 			t.Errorf("%s %s: budget %v, want %v", tc.tool, tc.args, got, tc.want)
 		}
 	}

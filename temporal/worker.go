@@ -57,6 +57,17 @@ type WorkerOptions struct {
 	// value is session's default.
 	Session session.Options
 
+	// ForegroundTimeout makes run_command (the Call activity's) promote a
+	// command still running after this long to a background job of the
+	// workspace, as `shellcap serve --foreground-timeout` does: the model
+	// gets the output so far and the job's ID, and the session workflow's
+	// job table records it. The job's ID derives from the workflow run
+	// and the activity, so a retried call waits on the job its first
+	// attempt started (promoted again under the same ID) instead of
+	// starting a second process. Zero never promotes; OpenWorkspace's
+	// WorkspaceSetup.ForegroundTimeout replaces it.
+	ForegroundTimeout time.Duration
+
 	// HeartbeatInterval is how often a running activity heartbeats (and
 	// signals progress when asked); it is also the SDK's
 	// MaxHeartbeatThrottleInterval, so a cancellation reaches a command
@@ -87,6 +98,10 @@ type WorkspaceSetup struct {
 	// Session configures the bash tool's sessions; the zero value is
 	// session's default.
 	Session session.Options
+
+	// ForegroundTimeout is WorkerOptions.ForegroundTimeout for the
+	// workspace. Zero never promotes.
+	ForegroundTimeout time.Duration
 }
 
 // Worker serves one host's workspaces on its task queue.
@@ -111,6 +126,9 @@ func NewWorker(c client.Client, opts WorkerOptions) (*Worker, error) {
 	}
 	if opts.HeartbeatInterval < 0 {
 		return nil, fmt.Errorf("temporal: negative HeartbeatInterval %v", opts.HeartbeatInterval)
+	}
+	if opts.ForegroundTimeout < 0 {
+		return nil, fmt.Errorf("temporal: negative ForegroundTimeout %v", opts.ForegroundTimeout)
 	}
 	if opts.HeartbeatInterval == 0 {
 		opts.HeartbeatInterval = DefaultHeartbeatInterval
@@ -150,7 +168,7 @@ func registerActivities(r worker.ActivityRegistry, a *Activities) {
 	for name, fn := range map[string]any{
 		ActivityRun: a.Run, ActivityStart: a.Start, ActivityCheck: a.Check, ActivityWait: a.Wait,
 		ActivitySendInput: a.SendInput, ActivityStop: a.Stop, ActivityList: a.List, ActivityCall: a.Call,
-		ActivityCloseConversation: a.CloseConversation,
+		ActivityCloseConversation: a.CloseConversation, ActivityDescribe: a.Describe,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

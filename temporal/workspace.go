@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/shellcap/shellcap"
 	"github.com/shellcap/shellcap/jobs"
@@ -21,6 +22,9 @@ type workspace struct {
 	jobs   *jobs.Manager
 	tools  *toolset.Toolset
 	closed bool
+	// foreground is the toolset's ForegroundTimeout: run_command promotes
+	// a command still running after it (zero: never). Set by get.
+	foreground time.Duration
 }
 
 // workspaces is the set of workspaces a worker serves.
@@ -78,13 +82,18 @@ func (w *workspace) get(opts *WorkerOptions) (*shellcap.Shell, *jobs.Manager, *t
 		sh.Close()
 		return nil, nil, nil, fmt.Errorf("temporal: the job manager for workspace %s: %w", w.path, err)
 	}
-	ts, err := toolset.New(toolset.Options{Shell: sh, Jobs: m, Session: set.Session})
+	if set.ForegroundTimeout < 0 {
+		m.Close()
+		sh.Close()
+		return nil, nil, nil, fmt.Errorf("temporal: workspace %s: negative ForegroundTimeout %v", w.path, set.ForegroundTimeout)
+	}
+	ts, err := toolset.New(toolset.Options{Shell: sh, Jobs: m, Session: set.Session, ForegroundTimeout: set.ForegroundTimeout})
 	if err != nil {
 		m.Close()
 		sh.Close()
 		return nil, nil, nil, fmt.Errorf("temporal: the toolset for workspace %s: %w", w.path, err)
 	}
-	w.shell, w.jobs, w.tools = sh, m, ts
+	w.shell, w.jobs, w.tools, w.foreground = sh, m, ts, set.ForegroundTimeout
 	return sh, m, ts, nil
 }
 
@@ -114,7 +123,7 @@ func (w *workspace) open(opts *WorkerOptions) (WorkspaceSetup, error) {
 	if err != nil {
 		return WorkspaceSetup{}, fmt.Errorf("temporal: the Shell for workspace %s: %w", w.path, err)
 	}
-	return WorkspaceSetup{Shell: sh, Jobs: opts.Jobs, Session: opts.Session}, nil
+	return WorkspaceSetup{Shell: sh, Jobs: opts.Jobs, Session: opts.Session, ForegroundTimeout: opts.ForegroundTimeout}, nil
 }
 
 // close closes what get built; later calls fail as the worker stopping.
@@ -150,4 +159,11 @@ func sameDir(a, b string) bool {
 	}
 	fb, err := os.Stat(b)
 	return err == nil && os.SameFile(fa, fb)
+}
+
+// promotes is the toolset's ForegroundTimeout, once get built it.
+func (w *workspace) promotes() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.foreground
 }

@@ -82,3 +82,41 @@ func TestHooksJobID(t *testing.T) {
 		t.Fatalf("start_command with a bad JobID: %q", bad.Text)
 	}
 }
+
+// TestHooksJobIDPromotion: run_command with a ForegroundTimeout runs its
+// command as the job Hooks.JobID names: a long command is promoted under
+// that ID; the same call repeated from a new toolset on the workspace (a
+// restarted worker's) starts no second process and is promoted under the
+// same ID; repeated once the job finished, it reports the job's result.
+func TestHooksJobIDPromotion(t *testing.T) {
+	ws := t.TempDir()
+	topts := toolset.Options{ForegroundTimeout: 300 * time.Millisecond}
+	first := newToolset(t, shellcap.Options{Workspace: ws}, topts).Conversation("first")
+	defer first.Close()
+	second := newToolset(t, shellcap.Options{Workspace: ws}, topts).Conversation("second")
+	defer second.Close()
+	runs := func() int {
+		data, _ := os.ReadFile(filepath.Join(ws, "runs.txt"))
+		return strings.Count(string(data), "run\n")
+	}
+	id := jobs.DeriveID("workflow", "run-1")
+	hooks := toolset.Hooks{JobID: id}
+	args := `{"command":"echo run >> runs.txt; sleep 2; echo done"}`
+	for i, c := range []*toolset.Conversation{first, second} {
+		r := call(t, c, toolset.RunCommand, args, hooks)
+		if r.IsError || !strings.Contains(r.Text, id) || !strings.Contains(r.Text, "[status: running]") {
+			t.Fatalf("call %d: %q: want the command promoted as job %s", i+1, r.Text, id)
+		}
+	}
+	w := call(t, second, toolset.WaitCommand, `{"command_id":"`+id+`","timeout_seconds":30}`, toolset.Hooks{})
+	if !strings.Contains(w.Text, "done") || !strings.Contains(w.Text, "[status: finished]") {
+		t.Fatalf("wait_command: %q", w.Text)
+	}
+	again := call(t, first, toolset.RunCommand, args, hooks)
+	if again.IsError || !strings.Contains(again.Text, "done") || strings.Contains(again.Text, "[status:") {
+		t.Fatalf("the call repeated after the job finished: %q: want its result", again.Text)
+	}
+	if n := runs(); n != 1 {
+		t.Fatalf("the command ran %d times, want 1", n)
+	}
+}

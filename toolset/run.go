@@ -46,7 +46,7 @@ func (ts *Toolset) runCommand(ctx context.Context, c *Conversation, raw json.Raw
 // when it outlives the foreground timeout. Hooks.Output carries its output
 // until then; after a promotion the model checks the job instead.
 func (ts *Toolset) runOrPromote(ctx context.Context, c *Conversation, r shellcap.Request) (*Result, error) {
-	res, err := ts.opts.Jobs.Run(ctx, r, ts.opts.ForegroundTimeout)
+	res, err := ts.opts.Jobs.RunWithID(ctx, hooksOf(ctx).JobID, r, ts.opts.ForegroundTimeout)
 	if err != nil {
 		return ts.callError(err)
 	}

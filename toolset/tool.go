@@ -35,10 +35,10 @@ type Tool struct {
 // Annotations are hints about what a tool does, as MCP and several
 // frameworks declare them.
 type Annotations struct {
-	ReadOnly    bool // it changes nothing
-	Destructive bool // it may change or delete things (meaningful when not ReadOnly)
-	Idempotent  bool // calling it again with the same arguments does nothing more
-	OpenWorld   bool // it may reach beyond the host (the network)
+	ReadOnly    bool `json:"read_only,omitempty"`   // it changes nothing
+	Destructive bool `json:"destructive,omitempty"` // it may change or delete things (meaningful when not ReadOnly)
+	Idempotent  bool `json:"idempotent,omitempty"`  // calling it again with the same arguments does nothing more
+	OpenWorld   bool `json:"open_world,omitempty"`  // it may reach beyond the host (the network)
 }
 
 // Hooks are what a host gives one tool call: where output goes as it
@@ -75,8 +75,11 @@ type Hooks struct {
 	// (its text says so and still gives the job's ID). It must be 32
 	// lower-case hex digits (jobs.DeriveID makes one from, say, a workflow
 	// run ID and an activity ID); anything else is refused with a result
-	// whose text says why. The other tools ignore it: run_command's
-	// promoted jobs and the bash tool's keep fresh IDs. Empty: fresh IDs.
+	// whose text says why. run_command, when it may promote (Jobs and
+	// ForegroundTimeout set), runs its command as that job
+	// (jobs.Manager.RunWithID): a repeated call waits on the job the first
+	// one started, promoted under the same ID. The other tools ignore it:
+	// the bash tool's jobs keep fresh IDs. Empty: fresh IDs.
 	JobID string
 
 	// OnStart, when set, is called once run_command's command has started

@@ -35,16 +35,28 @@ var AllTools = []string{RunCommand, StartCommand, CheckCommand, WaitCommand, Sen
 // everything else has a safe zero value.
 type Options struct {
 	// Shell runs the commands. Required unless Remote is set; with Remote
-	// it only states the limits (timeouts) the tool definitions give.
+	// it only states the limits (timeouts) the tool definitions give, and
+	// must be nil with Definitions. A DescribedRemote's definitions win
+	// over it.
 	Shell *shellcap.Shell
 
 	// Remote, when set, runs every call elsewhere (see [Remote]): the
-	// toolset offers every tool (or those in Tools) with their usual
-	// definitions and forwards the calls; Jobs, Executor and
-	// ForegroundTimeout must be unset. Without a Shell the definitions
-	// state shellcap's default timeouts (and Session's, when set). Nil
-	// runs the commands on the Shell.
+	// toolset offers the tools of Definitions (or of a DescribedRemote),
+	// else every tool with their usual definitions (or those in Tools),
+	// and forwards the calls; Jobs, Executor and ForegroundTimeout must be
+	// unset. The usual definitions without a Shell state shellcap's
+	// default timeouts (and Session's, when set). Nil runs the commands on
+	// the Shell.
 	Remote Remote
+
+	// Definitions, with Remote, are the tools to offer and what the model
+	// reads of them: those of the toolset where the commands run
+	// ([Toolset.Definitions] there), so the model reads that toolset's
+	// limits and is offered only the tools it backs. Non-nil, even empty,
+	// offers exactly these (or those of them in Tools); each must name a
+	// known tool, once. Nil takes a DescribedRemote's, else the usual
+	// definitions (see Remote). Without Remote it must be nil.
+	Definitions []Definition
 
 	// Tools names the tools to offer. Nil offers every tool the toolset
 	// can back. Naming a tool it cannot back is ErrUnknownTool.
@@ -95,6 +107,7 @@ var ErrUnknownTool = errors.New("toolset: unknown tool")
 // concurrent use.
 type Toolset struct {
 	opts        Options
+	defs        []Definition // a remote toolset's definitions; nil: the usual ones
 	tools       []*Tool
 	unsubscribe func()
 
@@ -125,8 +138,13 @@ func New(opts Options) (*Toolset, error) {
 	if opts.Executor != nil && opts.ForegroundTimeout > 0 {
 		return nil, errors.New("toolset: option ForegroundTimeout: needs run_command on the Shell: with an Executor a promoted command would continue on the host")
 	}
+	defs, err := opts.definitions()
+	if err != nil {
+		return nil, err
+	}
 	ts := &Toolset{
 		opts:          opts,
+		defs:          defs,
 		conversations: map[string]*Conversation{},
 		owners:        map[string]*Conversation{},
 		shells:        map[string]*bashShell{},
@@ -151,6 +169,10 @@ func New(opts Options) (*Toolset, error) {
 		names = nil
 	}
 	for _, name := range names {
+		if i := slices.IndexFunc(defs, func(d Definition) bool { return d.Name == name }); i >= 0 {
+			ts.tools = append(ts.tools, ts.defined(defs[i]))
+			continue
+		}
 		ts.tools = append(ts.tools, ts.define(name))
 	}
 	if opts.Jobs != nil && len(ts.tools) > 0 {
@@ -161,6 +183,13 @@ func New(opts Options) (*Toolset, error) {
 
 // available lists the tools this configuration can back.
 func (ts *Toolset) available() []string {
+	if ts.defs != nil {
+		names := make([]string, len(ts.defs))
+		for i, d := range ts.defs {
+			names[i] = d.Name
+		}
+		return names
+	}
 	if ts.opts.Remote != nil {
 		return slices.Clone(AllTools)
 	}

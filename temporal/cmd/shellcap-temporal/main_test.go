@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
@@ -56,6 +57,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"serve", "--temporal", "127.0.0.1:1", "--workspace", "h:/w", "--config=/c.yaml"}, "--config configures the commands"},
 		{[]string{"serve", "--temporal", "127.0.0.1:1", "--workspace", "h:/w", "--token", "0123456789abcdef"}, "--token (server.token) is a setting the Temporal front door does not take"},
 		{[]string{"worker", "--temporal", "127.0.0.1:1", "--host", "h", "--workspace", "/w", "--share-jobs"}, "--share-jobs (server.share_jobs) configures an MCP server"},
+		// A run_command's promotion happens on the worker.
+		{[]string{"serve", "--temporal", "127.0.0.1:1", "--workspace", "h:/w", "--foreground-timeout", "1s"}, "--foreground-timeout configures the commands, and the front door runs none: give it to `shellcap worker`"},
 	} {
 		var stdout, stderr bytes.Buffer
 		status := run(tc.args, strings.NewReader(""), &stdout, &stderr)
@@ -187,5 +190,81 @@ func TestServeStdio(t *testing.T) {
 		if text := res.Content[0].(*mcp.TextContent).Text; res.IsError || !strings.Contains(text, step.want+"\n") {
 			t.Fatalf("bash %q over stdio: %q, want %q", step.command, text, step.want)
 		}
+	}
+}
+
+// TestWorkerForegroundTimeout: a worker started with --foreground-timeout
+// 500ms and --max-timeout 123s, behind a `serve` process: the front door
+// offers the worker's tools (run_command states at most 123s and its
+// promotion); run_command of a command that outlives 500 ms is promoted
+// to a job on the worker, whose text names it, and check_command later
+// shows its end.
+func TestWorkerForegroundTimeout(t *testing.T) {
+	srv := devserver.ForTest(t)
+	ws := t.TempDir()
+	host := "fg-" + strconv.Itoa(os.Getpid())
+	proc(t, "worker", "--temporal", srv.Addr, "--host", host, "--workspace", ws, "--foreground-timeout", "500ms", "--max-timeout", "123s")
+	addr := freeAddr(t)
+	proc(t, "serve", "--temporal", srv.Addr, "--workspace", host+":"+ws, "--addr", addr)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var cs *mcp.ClientSession
+	for {
+		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		var err error
+		if cs, err = c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/"}, nil); err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the front door never answered: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run *mcp.Tool
+	for _, tool := range tools.Tools {
+		if tool.Name == "run_command" {
+			run = tool
+		}
+	}
+	schemas, _ := json.Marshal(run)
+	if run == nil || !strings.Contains(string(schemas), "at most 123s") || !strings.Contains(string(schemas), `"promoted"`) {
+		t.Fatalf("the front door's run_command does not state the worker's limits: %s", schemas)
+	}
+	text := func(res *mcp.CallToolResult, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Content[0].(*mcp.TextContent).Text
+		if res.IsError {
+			t.Fatalf("an error result: %q", s)
+		}
+		return s
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "sleep 2; echo done"}})
+	promoted := text(res, err)
+	var job struct {
+		Promoted bool   `json:"promoted"`
+		ID       string `json:"id"`
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &job); err != nil || !job.Promoted || !strings.Contains(promoted, job.ID) || !strings.Contains(promoted, "[status: running]") {
+		t.Fatalf("run_command through the worker: %q %s: want it promoted to a job", promoted, raw)
+	}
+	var checked string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		checked = text(cs.CallTool(ctx, &mcp.CallToolParams{Name: "check_command", Arguments: map[string]any{"command_id": job.ID}}))
+		if strings.Contains(checked, "[status: finished]") {
+			break
+		}
+	}
+	if !strings.Contains(checked, "done") || !strings.Contains(checked, "[status: finished]") {
+		t.Fatalf("check_command of the promoted job: %q", checked)
 	}
 }

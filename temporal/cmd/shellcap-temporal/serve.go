@@ -65,7 +65,10 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer cl.Close()
-	fd, err := shtemporal.NewFrontDoor(cl, shtemporal.FrontDoorOptions{Workspaces: refs})
+	// The front door offers the tools of the default workspace's worker,
+	// with its limits; without an answer within DescribeWait, the
+	// defaults (logged).
+	fd, err := shtemporal.NewFrontDoor(cl, shtemporal.FrontDoorOptions{Workspaces: refs, Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -105,7 +108,7 @@ func refuseOptionFlags(fs *pflag.FlagSet, args []string) error {
 			continue
 		}
 		for _, k := range config.Keys() {
-			if k.Flag == name && k.Scope != config.Commands && k.Key != "jobs.stop_on_close" {
+			if k.Flag == name && !workerKey(k) {
 				return usageError{fmt.Errorf("serve: --%s (%s) is a setting the Temporal front door does not take (its own: --workspace HOST:PATH, --addr, --token-file, --stdio, --namespace)", name, k.Key)}
 			}
 		}

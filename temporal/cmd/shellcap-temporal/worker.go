@@ -87,10 +87,17 @@ func runWorker(args []string, stderr io.Writer) error {
 // serverOnly reports the keys of `shellcap serve` that configure its MCP
 // server rather than the commands: the worker serves no MCP client (the
 // front door does), so their flags are refused and, from a file or the
-// environment, ignored with a warning. jobs.stop_on_close, also a server
-// key, applies: the worker's job managers honour it.
-func serverOnly(k config.Key) bool {
-	return k.Scope != config.Commands && k.Key != "jobs.stop_on_close"
+// environment, ignored with a warning.
+func serverOnly(k config.Key) bool { return !workerKey(k) }
+
+// workerKey reports the keys a worker honours: those of the commands, and
+// two server keys that shape how the tools run them: jobs.stop_on_close
+// (the worker's job managers honour it) and server.foreground_timeout
+// (run_command promotes a long command to a job of the workspace, as
+// `shellcap serve --foreground-timeout` does). The others (server.addr,
+// server.token, tools, ...) configure an MCP server: the front door's.
+func workerKey(k config.Key) bool {
+	return k.Scope == config.Commands || k.Key == "jobs.stop_on_close" || k.Key == "server.foreground_timeout"
 }
 
 // refuseServerFlags refuses the flags of the MCP server's keys, which
@@ -182,7 +189,15 @@ func (wc *workerConfig) openOne(path string) (shtemporal.WorkspaceSetup, error) 
 		return shtemporal.WorkspaceSetup{}, fmt.Errorf("workspace %s: %w", path, config.KeyError("shellcap.Options", err, l.Origins))
 	}
 	logger.Info("shellcap-temporal: sandbox", "enforces", note)
-	return shtemporal.WorkspaceSetup{Shell: sh, Jobs: cliconf.JobOptions(sh, eff), Session: eff.SessionOptions()}, nil
+	set := shtemporal.WorkspaceSetup{Shell: sh, Jobs: cliconf.JobOptions(sh, eff), Session: eff.SessionOptions()}
+	if d := eff.Server.ForegroundTimeout; d != nil {
+		if *d < 0 {
+			sh.Close()
+			return shtemporal.WorkspaceSetup{}, fmt.Errorf("workspace %s: server.foreground_timeout (from %s): negative %v", path, originOf(l.Origins, "server.foreground_timeout"), *d)
+		}
+		set.ForegroundTimeout = *d
+	}
+	return set, nil
 }
 
 // originOf names where key's value came from.
