@@ -30,13 +30,15 @@ import (
 // Version is the Temporal CLI version the tests run.
 const Version = "v1.5.1"
 
-// EnvPath names the variable that overrides where the CLI binary is.
-const EnvPath = "SHELLCAP_TEMPORAL_CLI"
+// EnvPath names the variable that overrides where the CLI binary is. It is
+// not a SHELLCAP_* variable: those configure shellcap, which refuses the
+// ones it does not know (a worker the tests start would refuse to run).
+const EnvPath = "SCTEST_TEMPORAL_CLI"
 
 // ErrMissing reports that the Temporal CLI binary is not installed.
 var ErrMissing = errors.New("devserver: the Temporal CLI is not installed")
 
-// Path returns the Temporal CLI binary: $SHELLCAP_TEMPORAL_CLI, else
+// Path returns the Temporal CLI binary: $SCTEST_TEMPORAL_CLI, else
 // temporal-cli-<Version>/temporal under the user's cache directory
 // ($XDG_CACHE_HOME or ~/.cache) in shellcap/, where scripts/test puts it.
 func Path() (string, error) {
