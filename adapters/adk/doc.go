@@ -50,8 +50,11 @@
 // ADK's function tools return one response. Its streaming function tools
 // get no partial events under runner.Run (their chunks are joined into one
 // response), and under runner.RunLive ADK v2.2.0 writes their chunks and
-// the function responses to the live connection from two goroutines, which
-// can panic; so the tools here are plain function tools. Options.Output and
+// the function responses to the live connection from two goroutines without
+// a lock, which panics in gorilla/websocket. The writes happen on a
+// connection genai creates and ADK keeps internal, so no wrapper outside ADK
+// can serialise them (docs/integrations/adk.md, "Why live mode is not
+// offered"); the tools here are plain function tools. Options.Output and
 // Options.Event receive a running command's output and job events as they
 // arrive, for the application to show.
 package adk
