@@ -167,13 +167,7 @@ func TestCallBashCwdAfterRestart(t *testing.T) {
 	ws := t.TempDir()
 	ref := WorkspaceRef{Host: host, Path: ws}
 	o := testWorkerOptions(host, ws, e.keyDir, 200*time.Millisecond)
-	w1, err := NewWorker(e.c, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w1.Start(); err != nil {
-		t.Fatal(err)
-	}
+	w1 := e.startWorker(o)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var got []ToolResult
@@ -189,13 +183,7 @@ func TestCallBashCwdAfterRestart(t *testing.T) {
 	}
 	w1.Stop()
 
-	w2, err := NewWorker(e.c, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w2.Start(); err != nil {
-		t.Fatal(err)
-	}
+	w2 := e.startWorker(o)
 	defer w2.Stop()
 	if err := e.start(ctx, callWorkflow, ref, []ToolCall{bash("pwd", sticky)}).Get(ctx, &got); err != nil {
 		t.Fatal(err)

@@ -232,13 +232,7 @@ func TestWorkerStopRetries(t *testing.T) {
 	ws := t.TempDir()
 	ref := WorkspaceRef{Host: host, Path: ws}
 	o := testWorkerOptions(host, ws, e.keyDir, 200*time.Millisecond)
-	w1, err := NewWorker(e.c, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w1.Start(); err != nil {
-		t.Fatal(err)
-	}
+	w1 := e.startWorker(o)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := `echo run >> runs; n=$(wc -l < runs); echo $$ > pgid.$n; if [ "$n" = 1 ]; then sleep 300; fi; echo "done $n"`
@@ -252,13 +246,7 @@ func TestWorkerStopRetries(t *testing.T) {
 			t.Fatalf("the first attempt's group %d outlived its worker's Stop by 10 s", pgid)
 		}
 	}
-	w2, err := NewWorker(e.c, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w2.Start(); err != nil {
-		t.Fatal(err)
-	}
+	w2 := e.startWorker(o)
 	defer w2.Stop()
 	var text string
 	if err := run.Get(ctx, &text); err != nil {

@@ -225,26 +225,14 @@ func TestFrontDoorStickyDirAfterRestart(t *testing.T) {
 	ws := t.TempDir()
 	ref := WorkspaceRef{Host: host, Path: ws}
 	o := testWorkerOptions(host, ws, e.keyDir, 200*time.Millisecond)
-	w1, err := NewWorker(e.c, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w1.Start(); err != nil {
-		t.Fatal(err)
-	}
+	w1 := e.startWorker(o)
 	endpoint, _ := e.frontDoor(ref)
 	cs := e.mcpClient(endpoint, "", legacyProtocol, nil) // a stateful session: one conversation
 	if text, isErr, _ := callText(t, cs, toolset.BashTool, map[string]any{"command": "mkdir -p sub && cd sub"}); isErr {
 		t.Fatalf("cd sub: %s", text)
 	}
 	w1.Stop()
-	w2, err := NewWorker(e.c, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w2.Start(); err != nil {
-		t.Fatal(err)
-	}
+	w2 := e.startWorker(o)
 	defer w2.Stop()
 	text, isErr, _ := callText(t, cs, toolset.BashTool, map[string]any{"command": "pwd"})
 	if isErr || !strings.Contains(text, filepath.Join(ws, "sub")+"\n") {

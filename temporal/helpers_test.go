@@ -141,6 +141,14 @@ func (e *env) host(name string, mod func(*WorkerOptions)) WorkspaceRef {
 	if mod != nil {
 		mod(&o)
 	}
+	e.t.Cleanup(e.startWorker(o).Stop)
+	return WorkspaceRef{Host: name, Path: ws}
+}
+
+// startWorker starts a worker with o. The caller stops it: a test that
+// restarts its host stops the first worker itself.
+func (e *env) startWorker(o WorkerOptions) *Worker {
+	e.t.Helper()
 	w, err := NewWorker(e.c, o)
 	if err != nil {
 		e.t.Fatal(err)
@@ -148,8 +156,7 @@ func (e *env) host(name string, mod func(*WorkerOptions)) WorkspaceRef {
 	if err := w.Start(); err != nil {
 		e.t.Fatal(err)
 	}
-	e.t.Cleanup(w.Stop)
-	return WorkspaceRef{Host: name, Path: ws}
+	return w
 }
 
 // start starts workflow wf with args on the test's workflow queue.
