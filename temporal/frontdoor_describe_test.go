@@ -264,7 +264,13 @@ func TestRetriedPromotionReattaches(t *testing.T) {
 // mustShell is a default Shell on workspace ws.
 func mustShell(t *testing.T, ws string) *shellcap.Shell {
 	t.Helper()
-	sh, err := shellcap.New(shellcap.Options{Workspace: ws})
+	return newShell(t, shellcap.Options{Workspace: ws})
+}
+
+// newShell is a Shell with opts, closed at the test's end.
+func newShell(t testing.TB, opts shellcap.Options) *shellcap.Shell {
+	t.Helper()
+	sh, err := shellcap.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,12 +121,7 @@ func localToolset(t testing.TB, host, ws string) *toolset.Toolset {
 	t.Helper()
 	so := testWorkerOptions(host, ws, "", time.Second).Shell(ws)
 	so.Workspace = ws
-	sh, err := shellcap.New(so)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sh.Close() })
-	ts, err := toolset.New(toolset.Options{Shell: sh})
+	ts, err := toolset.New(toolset.Options{Shell: newShell(t, so)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,18 +129,7 @@ func TestWorkerAndServe(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var cs *mcp.ClientSession
-	for {
-		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-		var err error
-		if cs, err = c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/"}, nil); err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("the front door never answered: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	cs := connectHTTP(ctx, t, addr)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "echo made > here; pwd"}})
 	if err != nil {
 		t.Fatal(err)
@@ -209,18 +198,7 @@ func TestWorkerForegroundTimeout(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var cs *mcp.ClientSession
-	for {
-		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-		var err error
-		if cs, err = c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/"}, nil); err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("the front door never answered: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	cs := connectHTTP(ctx, t, addr)
 	defer cs.Close()
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
@@ -266,5 +244,22 @@ func TestWorkerForegroundTimeout(t *testing.T) {
 	}
 	if !strings.Contains(checked, "done") || !strings.Contains(checked, "[status: finished]") {
 		t.Fatalf("check_command of the promoted job: %q", checked)
+	}
+}
+
+// connectHTTP connects an MCP client to the front door listening on addr,
+// retrying until it answers or ctx ends.
+func connectHTTP(ctx context.Context, t *testing.T, addr string) *mcp.ClientSession {
+	t.Helper()
+	for {
+		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/"}, nil)
+		if err == nil {
+			return cs
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the front door never answered: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
