@@ -162,27 +162,41 @@ func (discard) Close() error                { return nil }
 func TestConcurrentReaders(t *testing.T) {
 	spilled := new(lockedBuffer)
 	b := capture.New(64, 64, func() (io.WriteCloser, int64, error) { return spilled, 0, nil })
+	line := []byte("a line of output with a € sign\n")
+	stream := bytes.Repeat(line, 2000)
 	var wg sync.WaitGroup
 	done := make(chan struct{})
 	for range 4 {
 		wg.Go(func() {
+			var last int64
 			for {
 				select {
 				case <-done:
 					return
 				default:
 				}
-				head, tail, omitted := b.Head(), b.Tail(), b.Omitted()
-				_, _ = b.Bytes(), b.Total()
+				// Each call is its own snapshot while the writer goes on, so
+				// every check below holds for one call alone.
+				if head := b.Head(); len(head) > 128 || !bytes.HasPrefix(stream, head) {
+					t.Errorf("Head = %q: not a prefix of the stream of at most 128 bytes", head)
+				}
+				if tail := b.Tail(); len(tail) > 64 || !bytes.Contains(stream, tail) {
+					t.Errorf("Tail = %q: not a piece of the stream of at most 64 bytes", tail)
+				}
+				if got := b.Bytes(); !wellFormed(got, stream) {
+					t.Errorf("Bytes = %q: neither the whole stream nor head, marker and tail", got)
+				}
+				if total := b.Total(); total < last {
+					t.Errorf("Total went back from %d to %d", last, total)
+				} else {
+					last = total
+				}
+				_ = b.Omitted()
 				_, _ = b.Spilled()
 				_ = b.SpillErr()
-				if len(head) > 64 && omitted > 0 || len(tail) > 64 {
-					t.Errorf("len(Head) = %d, len(Tail) = %d with caps 64", len(head), len(tail))
-				}
 			}
 		})
 	}
-	line := []byte("a line of output with a € sign\n")
 	for range 2000 {
 		b.Write(line)
 	}
@@ -191,9 +205,25 @@ func TestConcurrentReaders(t *testing.T) {
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if want := bytes.Repeat(line, 2000); !bytes.Equal(spilled.Bytes(), want) {
-		t.Errorf("spill file holds %d bytes, want the %d written", spilled.Len(), len(want))
+	if !bytes.Equal(spilled.Bytes(), stream) {
+		t.Errorf("spill file holds %d bytes, want the %d written", spilled.Len(), len(stream))
 	}
+}
+
+// wellFormed reports whether got, a Bytes result of a Buffer with caps 64 and
+// 64 fed a prefix of stream, is that prefix whole (nothing dropped yet) or a
+// head of at most 64 bytes, the omitted-bytes marker and a tail of at most 64.
+func wellFormed(got, stream []byte) bool {
+	if len(got) <= 128 && bytes.HasPrefix(stream, got) {
+		return true
+	}
+	head, rest, ok := bytes.Cut(got, []byte("\n[... "))
+	if !ok {
+		return false
+	}
+	_, tail, ok := bytes.Cut(rest, []byte(" bytes omitted ...]\n"))
+	return ok && len(head) <= 64 && len(tail) <= 64 &&
+		bytes.HasPrefix(stream, head) && bytes.Contains(stream, tail)
 }
 
 // lockedBuffer is a bytes.Buffer usable as a spill writer.
