@@ -50,7 +50,10 @@ routes each call to the worker of its workspace's host.
 
 It is run by ` + temporalBinary + ` (found next to this binary, then on PATH), with the
 same arguments. Install it with:
-  ` + temporalInstall,
+  ` + temporalInstall + `
+When it is not installed and the working directory is inside a shellcap
+checkout, it is built from that checkout first (go build; later builds reuse
+Go's build cache).`,
 		Example: `  shellcap worker --temporal temporal.internal:7233 --host build1 --workspace /srv/repo
   shellcap serve --temporal temporal.internal:7233 --workspace build1:/srv/repo`,
 		DisableFlagParsing: true,
@@ -84,9 +87,17 @@ func findTemporal() (string, error) {
 func runTemporal(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	path, err := findTemporal()
 	if err != nil {
-		fmt.Fprintf(stderr, "shellcap: `shellcap %s` is run by %s, which is not installed (looked next to the shellcap binary and on PATH). Install it with:\n  %s\n",
-			temporalCommand(args), temporalBinary, temporalInstall)
-		return exitFailure
+		root, ok := findCheckout()
+		if !ok {
+			fmt.Fprintf(stderr, "shellcap: `shellcap %s` is run by %s, which is not installed (looked next to the shellcap binary and on PATH). Install it with:\n  %s\n",
+				temporalCommand(args), temporalBinary, temporalInstall)
+			return exitFailure
+		}
+		if path, err = buildFromCheckout(root, stderr); err != nil {
+			fmt.Fprintf(stderr, "shellcap: `shellcap %s` is run by %s, which is not installed, and building it from the checkout at %s failed: %v\nInstall it with:\n  %s\n",
+				temporalCommand(args), temporalBinary, root, err, temporalInstall)
+			return exitFailure
+		}
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr

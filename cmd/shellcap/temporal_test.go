@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,5 +41,58 @@ func TestTemporalDispatch(t *testing.T) {
 	}
 	if isTemporalServe([]string{"serve", "--addr", "127.0.0.1:0"}) || isTemporalServe([]string{"serve", "--", "--temporal"}) || isTemporalServe([]string{"run", "--temporal"}) {
 		t.Error("a command without --temporal is sent to shellcap-temporal")
+	}
+}
+
+// TestTemporalFromCheckout: with shellcap-temporal not installed, `shellcap
+// worker` run inside a shellcap checkout builds the checkout's program and
+// runs it with the same arguments and exit status; outside a checkout it
+// says how to install it.
+func TestTemporalFromCheckout(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	gocache, err := exec.Command(goBin, "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOCACHE", strings.TrimSpace(string(gocache))) // the warm build cache, whatever XDG_CACHE_HOME says
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("PATH", filepath.Dir(goBin)+":/usr/bin:/bin") // no shellcap-temporal anywhere
+
+	root := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":          "module github.com/shellcap/shellcap\n\ngo 1.26\n",
+		"temporal/go.mod": "module github.com/shellcap/shellcap/temporal\n\ngo 1.26\n",
+		"temporal/cmd/shellcap-temporal/main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"strings\"\n)\n\n" +
+			"func main() { fmt.Println(\"checkout build:\", strings.Join(os.Args[1:], \" \")); os.Exit(7) }\n",
+		"sub/dir/.keep": "",
+	} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Chdir(filepath.Join(root, "sub", "dir"))
+	args := []string{"worker", "--temporal", "t:7233", "--host", "h", "--workspace", "/w"}
+	var stdout, stderr bytes.Buffer
+	if status := run(args, strings.NewReader(""), &stdout, &stderr); status != 7 || stdout.String() != "checkout build: "+strings.Join(args, " ")+"\n" {
+		t.Fatalf("inside a checkout: status %d, stdout %q, stderr %q; want 7 and the program's line", status, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "building it from the checkout at "+root) {
+		t.Errorf("stderr does not say what is built: %q", stderr.String())
+	}
+
+	t.Chdir(t.TempDir())
+	stdout.Reset()
+	stderr.Reset()
+	if status := run(args, strings.NewReader(""), &stdout, &stderr); status != exitFailure || !strings.Contains(stderr.String(), "not installed") ||
+		!strings.Contains(stderr.String(), temporalInstall) {
+		t.Errorf("outside a checkout: status %d, stderr %q; want %d and how to install it", status, stderr.String(), exitFailure)
 	}
 }
