@@ -60,6 +60,16 @@ type Refusal struct {
 // Error returns Text.
 func (r *Refusal) Error() string { return r.Text }
 
+// ApplicationError returns the refusal as the non-retryable application
+// error of its kind, for a workflow that ends with it: returned as it is,
+// a *Refusal would fail the workflow with a retryable error of type
+// "Refusal" (Temporal's failure converter knows only its own error types).
+// Its caller, a parent workflow or a client, finds with errors.As a
+// *temporal.ApplicationError whose Type is Kind and whose Message is Text.
+func (r *Refusal) ApplicationError() error {
+	return refuseKind(r.Kind, r.sentinel, r.Text)
+}
+
 // Unwrap returns the Temporal error the refusal came in.
 func (r *Refusal) Unwrap() error { return r.cause }
 

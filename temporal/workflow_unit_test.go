@@ -3,10 +3,12 @@ package temporal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	sdktemporal "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -96,6 +98,53 @@ func TestWorkflowSideRefusal(t *testing.T) {
 	var text string
 	if err := env.GetWorkflowResult(&text); err != nil || text != "denied for the model" {
 		t.Fatalf("%q, %v", text, err)
+	}
+}
+
+// TestRefusalEndsWorkflow (in-memory test server): a workflow that ends
+// with a refusal's ApplicationError fails once, non-retryably, with the
+// refusal's kind and text, where the *Refusal itself would be retried.
+func TestRefusalEndsWorkflow(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		asIs         bool
+		wantType     string
+		nonRetryable bool
+	}{
+		{"ApplicationError", false, KindDenied, true},
+		{"as it is", true, "Refusal", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s testsuite.WorkflowTestSuite
+			s.SetLogger(quietLogger{})
+			env := s.NewTestWorkflowEnvironment()
+			env.RegisterActivityWithOptions(func(ctx context.Context, in RunInput) (Result, error) {
+				return Result{}, refuse("denied for the model", &shellcap.PolicyError{Kind: shellcap.ErrDenied, Msg: "x"})
+			}, activity.RegisterOptions{Name: ActivityRun})
+			env.ExecuteWorkflow(func(ctx workflow.Context) error {
+				_, err := Run(ctx, WorkspaceRef{Host: "h", Path: "/w"}, Request{Command: "rm x"})
+				var r *Refusal
+				if !errors.As(err, &r) {
+					return fmt.Errorf("not a refusal: %w", err)
+				}
+				if tc.asIs {
+					return r
+				}
+				return r.ApplicationError()
+			})
+			var app *sdktemporal.ApplicationError
+			err := env.GetWorkflowError()
+			if !errors.As(err, &app) {
+				t.Fatalf("workflow error %v is not an application error", err)
+			}
+			if app.Type() != tc.wantType || app.NonRetryable() != tc.nonRetryable || app.Message() != "denied for the model" {
+				t.Fatalf("type %q, non-retryable %v, message %q; want %q, %v and the refusal's text",
+					app.Type(), app.NonRetryable(), app.Message(), tc.wantType, tc.nonRetryable)
+			}
+			if !tc.asIs && !errors.Is(refusalOf(app), shellcap.ErrDenied) {
+				t.Error("the application error lost the refusal's sentinel")
+			}
+		})
 	}
 }
 
