@@ -15,6 +15,21 @@ import (
 	"github.com/shellcap/shellcap"
 )
 
+// unitEnv is an in-memory test environment that logs nothing.
+func unitEnv() *testsuite.TestWorkflowEnvironment {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(quietLogger{})
+	return s.NewTestWorkflowEnvironment()
+}
+
+// registerDenyingRun registers a run activity that refuses every command
+// as the policy does, with the text "denied for the model".
+func registerDenyingRun(env *testsuite.TestWorkflowEnvironment) {
+	env.RegisterActivityWithOptions(func(ctx context.Context, in RunInput) (Result, error) {
+		return Result{}, refuse("denied for the model", &shellcap.PolicyError{Kind: shellcap.ErrDenied, Msg: "x"})
+	}, activity.RegisterOptions{Name: ActivityRun})
+}
+
 type unitReport struct {
 	Updates []Progress
 	Result  Result
@@ -36,9 +51,7 @@ func progressOnlyWorkflow(ctx workflow.Context, ws WorkspaceRef) (unitReport, er
 // plus the grace, asks for progress, and delivers to OnProgress only the
 // updates naming its own activity.
 func TestWorkflowSideProgress(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(quietLogger{})
-	env := s.NewTestWorkflowEnvironment()
+	env := unitEnv()
 	ws := WorkspaceRef{Host: "h1", Path: "/srv/ws"}
 	var seen RunInput
 	var info activity.Info
@@ -77,12 +90,8 @@ func TestWorkflowSideProgress(t *testing.T) {
 // comes back as a *Refusal; a workspace reference that is not valid is
 // refused before anything is scheduled.
 func TestWorkflowSideRefusal(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(quietLogger{})
-	env := s.NewTestWorkflowEnvironment()
-	env.RegisterActivityWithOptions(func(ctx context.Context, in RunInput) (Result, error) {
-		return Result{}, refuse("denied for the model", &shellcap.PolicyError{Kind: shellcap.ErrDenied, Msg: "x"})
-	}, activity.RegisterOptions{Name: ActivityRun})
+	env := unitEnv()
+	registerDenyingRun(env)
 	env.ExecuteWorkflow(func(ctx workflow.Context) (string, error) {
 		_, err := Run(ctx, WorkspaceRef{Host: "h", Path: "/w"}, Request{Command: "rm x"})
 		var r *Refusal
@@ -115,12 +124,8 @@ func TestRefusalEndsWorkflow(t *testing.T) {
 		{"as it is", true, "Refusal", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var s testsuite.WorkflowTestSuite
-			s.SetLogger(quietLogger{})
-			env := s.NewTestWorkflowEnvironment()
-			env.RegisterActivityWithOptions(func(ctx context.Context, in RunInput) (Result, error) {
-				return Result{}, refuse("denied for the model", &shellcap.PolicyError{Kind: shellcap.ErrDenied, Msg: "x"})
-			}, activity.RegisterOptions{Name: ActivityRun})
+			env := unitEnv()
+			registerDenyingRun(env)
 			env.ExecuteWorkflow(func(ctx workflow.Context) error {
 				_, err := Run(ctx, WorkspaceRef{Host: "h", Path: "/w"}, Request{Command: "rm x"})
 				var r *Refusal
@@ -175,9 +180,7 @@ func concurrentProgressWorkflow(ctx workflow.Context, ws WorkspaceRef) (map[stri
 // once each get the updates of their own activity, whichever of them
 // received the signal.
 func TestConcurrentProgress(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(quietLogger{})
-	env := s.NewTestWorkflowEnvironment()
+	env := unitEnv()
 	env.RegisterActivityWithOptions(func(ctx context.Context, in RunInput) (Result, error) {
 		id := activity.GetInfo(ctx).ActivityID
 		for i := range 3 {
