@@ -41,22 +41,27 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = `usage:
-  shellcap-temporal worker --temporal HOST:PORT --host NAME --workspace PATH... [--namespace NS] [option flags]
-  shellcap-temporal serve  --temporal HOST:PORT --workspace HOST:PATH... [--addr ADDR] [--token-file FILE] [--stdio] [--namespace NS]
-
-worker runs the commands of the workspaces of host NAME (its task queue is
-shellcap-host-NAME); serve is the MCP front door: each tool call becomes a
-call on the session workflow of its workspace (the first --workspace, or the
-one an HTTP client names in the Shellcap-Workspace header).
-
-The worker is configured like shellcap serve: the same option flags
-(--sandbox, --deny, --config, ... ; shellcap-temporal worker --help lists
-them), SHELLCAP_* variables, your configuration file and each workspace's
-own shellcap.yaml (which only tightens, unless trusted), per workspace.
-Commands run in the workspace-write sandbox without network by default.
-The front door runs no commands: it refuses those option flags.
+// The synopsis and description of each command, for its --help and the
+// program's usage.
+const (
+	workerSynopsis = "shellcap-temporal worker --temporal HOST:PORT --host NAME --workspace PATH... [--namespace NS] [option flags]"
+	workerAbout    = `worker runs the commands of the workspaces of host NAME (its task queue is
+shellcap-host-NAME). It is configured like shellcap serve: the same option
+flags (--sandbox, --deny, --config, ...), SHELLCAP_* variables, your
+configuration file and each workspace's own shellcap.yaml (which only
+tightens, unless trusted), per workspace. Commands run in the
+workspace-write sandbox without network by default.
 `
+	serveSynopsis = "shellcap-temporal serve  --temporal HOST:PORT --workspace HOST:PATH... [--addr ADDR] [--token-file FILE] [--stdio] [--namespace NS]"
+	serveAbout    = `serve is the MCP front door: each tool call becomes a call on the session
+workflow of its workspace (the first --workspace, or the one an HTTP client
+names in the Shellcap-Workspace header). It runs no commands: it refuses
+the option flags that configure them (give those to the workers).
+`
+)
+
+const usage = "usage:\n  " + workerSynopsis + "\n  " + serveSynopsis + "\n\n" + workerAbout + "\n" + serveAbout +
+	"\nshellcap-temporal worker --help and serve --help list their flags.\n"
 
 // run executes the command line and returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -101,7 +106,13 @@ type common struct {
 	workspaces                    []string
 }
 
-func (c *common) register(fs *pflag.FlagSet, workspaceHelp string) {
+// register defines the common flags on fs, and its help: the command's
+// synopsis, what it does, then every flag.
+func (c *common) register(fs *pflag.FlagSet, synopsis, about, workspaceHelp string) {
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: %s\n\n%s\nflags:\n", strings.Replace(synopsis, "  ", " ", 1), about)
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&c.temporal, "temporal", "", "the Temporal frontend, HOST:PORT (required)")
 	fs.StringVar(&c.namespace, "namespace", "default", "the Temporal namespace")
 	fs.StringVar(&c.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")

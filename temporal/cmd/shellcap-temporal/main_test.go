@@ -34,6 +34,28 @@ func TestMain(m *testing.M) {
 	os.Exit(devserver.Main(m))
 }
 
+// TestHelp: each command's --help says what it does and lists its flags,
+// and exits 0 without dialling anything.
+func TestHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"worker", "--help"}, []string{"usage: " + workerSynopsis, "task queue is\nshellcap-host-NAME", "--host string", "--sandbox string"}},
+		{[]string{"serve", "-h"}, []string{"usage: shellcap-temporal serve --temporal", "MCP front door", "--stdio", "--token-file string"}},
+		{[]string{"help"}, []string{workerSynopsis, serveSynopsis, "serve --help list their flags"}},
+	} {
+		var stdout, stderr bytes.Buffer
+		status := run(tc.args, strings.NewReader(""), &stdout, &stderr)
+		out := stdout.String() + stderr.String()
+		for _, w := range tc.want {
+			if status != 0 || !strings.Contains(out, w) {
+				t.Errorf("%q: status %d, output %q; want 0 and %q", tc.args, status, out, w)
+			}
+		}
+	}
+}
+
 // TestUsage: command lines that cannot work are refused with exit status
 // 2 and a message naming what is missing, before anything is dialled.
 func TestUsage(t *testing.T) {

@@ -25,7 +25,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var c common
 	var addr, tokenFile string
 	var stdio bool
-	c.register(fs, "a workspace the front door serves, HOST:PATH (repeat for more; the first is the default)")
+	c.register(fs, serveSynopsis, serveAbout, "a workspace the front door serves, HOST:PATH (repeat for more; the first is the default)")
 	fs.StringVar(&addr, "addr", "127.0.0.1:7777", "the HTTP address to listen on")
 	fs.StringVar(&tokenFile, "token-file", "", "a file (or /dev/fd/N) holding the bearer token clients must send; required beyond loopback")
 	fs.BoolVar(&stdio, "stdio", false, "serve one MCP client on stdin and stdout instead of HTTP")

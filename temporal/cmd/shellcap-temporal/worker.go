@@ -27,7 +27,7 @@ func runWorker(args []string, stderr io.Writer) error {
 	var c common
 	var host string
 	var of cliconf.Flags
-	c.register(fs, "an absolute path of a workspace this host serves (repeat for more)")
+	c.register(fs, workerSynopsis, workerAbout, "an absolute path of a workspace this host serves (repeat for more)")
 	fs.StringVar(&host, "host", "", "this host's name: the worker polls shellcap-host-NAME (required)")
 	// The workspace key is the worker's repeatable --workspace; every
 	// other key of `shellcap serve` has its flag.
