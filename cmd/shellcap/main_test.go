@@ -70,7 +70,8 @@ func TestMCPOverStdio(t *testing.T) {
 
 // TestTranscripts replays testdata/cli/*.txtar: each archive holds the
 // arguments (one per line, run in a fresh workspace $WORK), optional
-// environment variables ("env", NAME=VALUE words), files to create in the
+// environment variables ("env", NAME=VALUE words), the working directory
+// ("dir"; else the package's, inside the checkout), files to create in the
 // workspace ("file:NAME"), standard input ("stdin"), and the expected
 // stdout, stderr and exit status. Run with -update to rewrite them.
 func TestTranscripts(t *testing.T) {
@@ -95,6 +96,9 @@ func TestTranscripts(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
+			}
+			if dir, ok := sections["dir"]; ok {
+				t.Chdir(strings.ReplaceAll(strings.TrimSpace(dir), "$WORK", ws))
 			}
 			for _, kv := range strings.Fields(sections["env"]) {
 				k, v, _ := strings.Cut(kv, "=")

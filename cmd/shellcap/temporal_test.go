@@ -46,8 +46,8 @@ func TestTemporalDispatch(t *testing.T) {
 
 // TestTemporalFromCheckout: with shellcap-temporal not installed, `shellcap
 // worker` run inside a shellcap checkout builds the checkout's program and
-// runs it with the same arguments and exit status; outside a checkout it
-// says how to install it.
+// runs it with the same arguments and exit status, or says why it could
+// not build it; outside a checkout it says how to install it.
 func TestTemporalFromCheckout(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -86,6 +86,19 @@ func TestTemporalFromCheckout(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "building it from the checkout at "+root) {
 		t.Errorf("stderr does not say what is built: %q", stderr.String())
+	}
+
+	main := filepath.Join(root, "temporal", "cmd", "shellcap-temporal", "main.go")
+	if err := os.WriteFile(main, []byte("package main\n\nfunc main() { undefined() }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if status := run(args, strings.NewReader(""), &stdout, &stderr); status != exitFailure || stdout.Len() != 0 ||
+		!strings.Contains(stderr.String(), "undefined: undefined") ||
+		!strings.Contains(stderr.String(), "building it from the checkout at "+root+" failed: go build") {
+		t.Errorf("a checkout that does not build: status %d, stdout %q, stderr %q; want %d, the compiler's error and what failed",
+			status, stdout.String(), stderr.String(), exitFailure)
 	}
 
 	t.Chdir(t.TempDir())
