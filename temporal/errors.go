@@ -40,6 +40,9 @@ const (
 	KindUnknownTool = "shellcap.UnknownTool"
 )
 
+// ErrInvalidHost reports a host name a task queue cannot be named after.
+var ErrInvalidHost = errors.New("a host name is 1-64 letters, digits, '.', '_' or '-'")
+
 // ErrUnknownWorkspace reports a call for a workspace the worker does not
 // serve (WorkerOptions.Workspaces), or on a host it is not.
 var ErrUnknownWorkspace = errors.New("the workspace is not served by this worker")

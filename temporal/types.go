@@ -33,8 +33,8 @@ func (w WorkspaceRef) String() string { return w.Host + ":" + w.Path }
 // Validate reports a reference no worker could serve: an empty or
 // malformed host name, a path that is not absolute and clean.
 func (w WorkspaceRef) Validate() error {
-	if !validHost(w.Host) {
-		return fmt.Errorf("invalid workspace host %q: a host name is 1-64 letters, digits, '.', '_' or '-'", w.Host)
+	if err := ValidateHost(w.Host); err != nil {
+		return fmt.Errorf("invalid workspace host %q: %w", w.Host, err)
 	}
 	if w.Path == "" || !filepath.IsAbs(w.Path) || filepath.Clean(w.Path) != w.Path {
 		return fmt.Errorf("invalid workspace path %q on host %s: it must be absolute and clean", w.Path, w.Host)
@@ -42,13 +42,15 @@ func (w WorkspaceRef) Validate() error {
 	return nil
 }
 
-func validHost(h string) bool {
-	if h == "" || len(h) > 64 {
-		return false
-	}
-	return strings.IndexFunc(h, func(r rune) bool {
+// ValidateHost checks that name can name a host (and its task queue,
+// shellcap-host-NAME); the error matches ErrInvalidHost.
+func ValidateHost(name string) error {
+	if name == "" || len(name) > 64 || strings.IndexFunc(name, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
-	}) < 0
+	}) >= 0 {
+		return ErrInvalidHost
+	}
+	return nil
 }
 
 // ToolCall is one call of a toolset tool (run_command, bash, shell, the job

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.temporal.io/sdk/client"
 	sdktemporal "go.temporal.io/sdk/temporal"
 
 	"github.com/shellcap/shellcap"
@@ -131,3 +132,47 @@ func (quietLogger) Debug(string, ...any) {}
 func (quietLogger) Info(string, ...any)  {}
 func (quietLogger) Warn(string, ...any)  {}
 func (quietLogger) Error(string, ...any) {}
+
+// TestParseWorkspace: a workspace is HOST:PATH with a host a task queue can
+// be named after and an absolute, clean path; anything else is refused
+// with a message naming what is wrong.
+func TestParseWorkspace(t *testing.T) {
+	long := strings.Repeat("h", 65)
+	for _, tc := range []struct {
+		in      string
+		want    WorkspaceRef
+		err     string
+		badHost bool
+	}{
+		{in: "build1:/srv/repo", want: WorkspaceRef{Host: "build1", Path: "/srv/repo"}},
+		{in: "a.b_c-D9:/", want: WorkspaceRef{Host: "a.b_c-D9", Path: "/"}},
+		{in: "h:/a/b:c", want: WorkspaceRef{Host: "h", Path: "/a/b:c"}},
+		{in: "/srv/repo", err: "want HOST:PATH"},
+		{in: ":/srv/repo", err: `invalid workspace host ""`, badHost: true},
+		{in: "build 1:/srv", err: `invalid workspace host "build 1": a host name is 1-64`, badHost: true},
+		{in: "héte:/srv", err: "invalid workspace host", badHost: true},
+		{in: long + ":/srv", err: "a host name is 1-64", badHost: true},
+		{in: "h:srv", err: `invalid workspace path "srv" on host h`},
+		{in: "h:/srv/../etc", err: "must be absolute and clean"},
+		{in: "h:", err: "must be absolute and clean"},
+	} {
+		got, err := ParseWorkspace(tc.in)
+		if tc.err == "" {
+			if err != nil || got != tc.want || got.TaskQueue() != "shellcap-host-"+tc.want.Host {
+				t.Errorf("%q: %+v, %v; want %+v", tc.in, got, err, tc.want)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.err) || errors.Is(err, ErrInvalidHost) != tc.badHost {
+			t.Errorf("%q: %v; want an error with %q (a bad host: %v)", tc.in, err, tc.err, tc.badHost)
+		}
+	}
+	lazy, err := client.NewLazyClient(client.Options{HostPort: "127.0.0.1:1", Logger: quietLogger{}}) // never dials
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lazy.Close()
+	if _, err := NewWorker(lazy, WorkerOptions{Host: long}); !errors.Is(err, ErrInvalidHost) {
+		t.Errorf("NewWorker with a 65-byte host: %v, want ErrInvalidHost", err)
+	}
+}

@@ -121,8 +121,8 @@ func NewWorker(c client.Client, opts WorkerOptions) (*Worker, error) {
 	if c == nil {
 		return nil, errors.New("temporal: NewWorker needs a client")
 	}
-	if !validHost(opts.Host) {
-		return nil, fmt.Errorf("temporal: invalid host %q: a host name is 1-64 letters, digits, '.', '_' or '-'", opts.Host)
+	if err := ValidateHost(opts.Host); err != nil {
+		return nil, fmt.Errorf("temporal: invalid host %q: %w", opts.Host, err)
 	}
 	if opts.HeartbeatInterval < 0 {
 		return nil, fmt.Errorf("temporal: negative HeartbeatInterval %v", opts.HeartbeatInterval)

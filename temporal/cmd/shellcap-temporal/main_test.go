@@ -68,6 +68,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"worker", "--host", "h", "--workspace", "/w"}, "--temporal HOST:PORT is required"},
 		{[]string{"worker", "--temporal", "127.0.0.1:1", "--workspace", "/w"}, "--host NAME is required"},
 		{[]string{"worker", "--temporal", "127.0.0.1:1", "--host", "h"}, "at least one --workspace"},
+		{[]string{"worker", "--temporal", "127.0.0.1:1", "--host", "build 1", "--workspace", "/w"}, `--host "build 1": a host name is 1-64 letters`},
 		{[]string{"worker", "--temporal", "127.0.0.1:1", "--host", "h", "--workspace", "rel/dir"}, "absolute, clean path"},
 		{[]string{"serve", "--temporal", "127.0.0.1:1", "--workspace", "/no-host"}, "want HOST:PATH"},
 		{[]string{"serve", "--temporal", "127.0.0.1:1", "--workspace", "h:relative"}, "must be absolute"},

@@ -46,6 +46,9 @@ func runWorker(args []string, stderr io.Writer) error {
 	if host == "" {
 		return usageError{fmt.Errorf("worker: --host NAME is required")}
 	}
+	if err := shtemporal.ValidateHost(host); err != nil {
+		return usageError{fmt.Errorf("worker: --host %q: %v", host, err)}
+	}
 	for _, p := range c.workspaces {
 		if !filepath.IsAbs(p) || filepath.Clean(p) != p {
 			return usageError{fmt.Errorf("worker: --workspace %q: give an absolute, clean path", p)}
