@@ -55,7 +55,8 @@ func (s *workspaces) lookup(ref WorkspaceRef) (*workspace, error) {
 	w, ok := s.byPath[ref.Path]
 	if !ok || ref.Host != s.opts.Host {
 		return nil, refuseKind(KindUnknownWorkspace, "ErrUnknownWorkspace",
-			fmt.Sprintf("The workspace %s is not served by the worker of host %s.", ref, s.opts.Host))
+			fmt.Sprintf("The workspace %s is not served by the worker of host %s that took the call (when several workers poll %s, each must serve all of the host's workspaces).",
+				ref, s.opts.Host, TaskQueue(s.opts.Host)))
 	}
 	return w, nil
 }
