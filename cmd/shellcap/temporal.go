@@ -51,9 +51,9 @@ routes each call to the worker of its workspace's host.
 It is run by ` + temporalBinary + ` (found next to this binary, then on PATH), with the
 same arguments. Install it with:
   ` + temporalInstall + `
-When it is not installed and the working directory is inside a shellcap
-checkout, it is built from that checkout first (go build; later builds reuse
-Go's build cache).`,
+When it is not installed and this shellcap was built in a checkout (go run
+or go build there), it is built from that checkout first (go build; later
+builds reuse Go's build cache).`,
 		Example: `  shellcap worker --temporal temporal.internal:7233 --host build1 --workspace /srv/repo
   shellcap serve --temporal temporal.internal:7233 --workspace build1:/srv/repo`,
 		DisableFlagParsing: true,

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -18,25 +19,26 @@ const (
 	temporalModule = "github.com/shellcap/shellcap/temporal"
 )
 
-// findCheckout returns the root of the shellcap checkout that holds the
-// working directory: the nearest directory at or above it whose go.mod
-// declares the core module and whose temporal/go.mod the Temporal module.
-func findCheckout() (string, bool) {
-	dir, err := os.Getwd()
-	if err != nil {
+// findCheckout returns the root of the shellcap checkout this binary was
+// built from (go run or go build there), when it is still one: its own
+// source file's path, recorded at build time, names it. A binary built
+// with -trimpath, or installed from the module cache (which holds no
+// nested module), has none. The working directory plays no part, so a
+// tree that merely claims to be shellcap is never built.
+var findCheckout = func() (string, bool) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
 		return "", false
 	}
-	for {
-		if moduleOf(filepath.Join(dir, "go.mod")) == coreModule &&
-			moduleOf(filepath.Join(dir, "temporal", "go.mod")) == temporalModule {
-			return dir, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
+	root := filepath.Dir(filepath.Dir(filepath.Dir(file))) // <root>/cmd/shellcap/temporal_checkout.go
+	return root, isCheckout(root)
+}
+
+// isCheckout reports whether root's go.mod declares the core module and
+// its temporal/go.mod the Temporal module.
+func isCheckout(root string) bool {
+	return moduleOf(filepath.Join(root, "go.mod")) == coreModule &&
+		moduleOf(filepath.Join(root, "temporal", "go.mod")) == temporalModule
 }
 
 // moduleOf returns the module path a go.mod file declares, or "".

@@ -44,10 +44,31 @@ func TestTemporalDispatch(t *testing.T) {
 	}
 }
 
-// TestTemporalFromCheckout: with shellcap-temporal not installed, `shellcap
-// worker` run inside a shellcap checkout builds the checkout's program and
-// runs it with the same arguments and exit status, or says why it could
-// not build it; outside a checkout it says how to install it.
+// TestCheckoutOfBinary: a shellcap built in a checkout (this test binary
+// is) knows that checkout from its own source path; a directory is one
+// only with both modules' go.mod.
+func TestCheckoutOfBinary(t *testing.T) {
+	want, err := filepath.Abs(filepath.Join("..", "..")) // the test runs in <root>/cmd/shellcap
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root, ok := findCheckout(); !ok || root != want {
+		t.Errorf("findCheckout() = %q, %v; want %q, true", root, ok, want)
+	}
+	core := t.TempDir() // the shape of the module cache: no nested module
+	if err := os.WriteFile(filepath.Join(core, "go.mod"), []byte("module github.com/shellcap/shellcap\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if isCheckout(core) || isCheckout(t.TempDir()) {
+		t.Error("a directory without both go.mod files counts as a checkout")
+	}
+}
+
+// TestTemporalFromCheckout: with shellcap-temporal not installed, a
+// shellcap built in a checkout builds the checkout's program and runs it
+// with the same arguments and exit status, or says why it could not build
+// it; one built elsewhere says how to install it, and never builds from
+// the working directory, whatever that claims to be.
 func TestTemporalFromCheckout(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -62,12 +83,12 @@ func TestTemporalFromCheckout(t *testing.T) {
 	t.Setenv("PATH", filepath.Dir(goBin)+":/usr/bin:/bin") // no shellcap-temporal anywhere
 
 	root := t.TempDir()
+	mainGo := filepath.Join(root, "temporal", "cmd", "shellcap-temporal", "main.go")
 	for name, text := range map[string]string{
 		"go.mod":          "module github.com/shellcap/shellcap\n\ngo 1.26\n",
 		"temporal/go.mod": "module github.com/shellcap/shellcap/temporal\n\ngo 1.26\n",
-		"temporal/cmd/shellcap-temporal/main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"strings\"\n)\n\n" +
+		mainGo[len(root)+1:]: "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"strings\"\n)\n\n" +
 			"func main() { fmt.Println(\"checkout build:\", strings.Join(os.Args[1:], \" \")); os.Exit(7) }\n",
-		"sub/dir/.keep": "",
 	} {
 		p := filepath.Join(root, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -77,35 +98,44 @@ func TestTemporalFromCheckout(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-
-	t.Chdir(filepath.Join(root, "sub", "dir"))
+	defer func(f func() (string, bool)) { findCheckout = f }(findCheckout)
 	args := []string{"worker", "--temporal", "t:7233", "--host", "h", "--workspace", "/w"}
 	var stdout, stderr bytes.Buffer
-	if status := run(args, strings.NewReader(""), &stdout, &stderr); status != 7 || stdout.String() != "checkout build: "+strings.Join(args, " ")+"\n" {
-		t.Fatalf("inside a checkout: status %d, stdout %q, stderr %q; want 7 and the program's line", status, stdout.String(), stderr.String())
+	runIt := func() int {
+		stdout.Reset()
+		stderr.Reset()
+		return run(args, strings.NewReader(""), &stdout, &stderr)
+	}
+
+	// Built in the checkout at root; the working directory is elsewhere.
+	findCheckout = func() (string, bool) { return root, isCheckout(root) }
+	t.Chdir(t.TempDir())
+	if status := runIt(); status != 7 || stdout.String() != "checkout build: "+strings.Join(args, " ")+"\n" {
+		t.Fatalf("built in a checkout: status %d, stdout %q, stderr %q; want 7 and the program's line", status, stdout.String(), stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "building it from the checkout at "+root) {
 		t.Errorf("stderr does not say what is built: %q", stderr.String())
 	}
 
-	main := filepath.Join(root, "temporal", "cmd", "shellcap-temporal", "main.go")
-	if err := os.WriteFile(main, []byte("package main\n\nfunc main() { undefined() }\n"), 0o644); err != nil {
+	// Built elsewhere (installed, or -trimpath), run inside a tree that
+	// claims to be a checkout: nothing of that tree runs.
+	findCheckout = func() (string, bool) { return "", false }
+	t.Chdir(filepath.Dir(mainGo))
+	if status := runIt(); status != exitFailure || stdout.Len() != 0 || !strings.Contains(stderr.String(), "not installed") ||
+		!strings.Contains(stderr.String(), temporalInstall) {
+		t.Errorf("not built in a checkout: status %d, stdout %q, stderr %q; want %d, nothing run, and how to install it",
+			status, stdout.String(), stderr.String(), exitFailure)
+	}
+
+	// The checkout it was built in no longer builds.
+	if err := os.WriteFile(mainGo, []byte("package main\n\nfunc main() { undefined() }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stdout.Reset()
-	stderr.Reset()
-	if status := run(args, strings.NewReader(""), &stdout, &stderr); status != exitFailure || stdout.Len() != 0 ||
+	findCheckout = func() (string, bool) { return root, isCheckout(root) }
+	if status := runIt(); status != exitFailure || stdout.Len() != 0 ||
 		!strings.Contains(stderr.String(), "undefined: undefined") ||
 		!strings.Contains(stderr.String(), "building it from the checkout at "+root+" failed: go build") {
 		t.Errorf("a checkout that does not build: status %d, stdout %q, stderr %q; want %d, the compiler's error and what failed",
 			status, stdout.String(), stderr.String(), exitFailure)
-	}
-
-	t.Chdir(t.TempDir())
-	stdout.Reset()
-	stderr.Reset()
-	if status := run(args, strings.NewReader(""), &stdout, &stderr); status != exitFailure || !strings.Contains(stderr.String(), "not installed") ||
-		!strings.Contains(stderr.String(), temporalInstall) {
-		t.Errorf("outside a checkout: status %d, stderr %q; want %d and how to install it", status, stderr.String(), exitFailure)
 	}
 }
