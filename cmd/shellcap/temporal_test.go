@@ -45,8 +45,8 @@ func TestTemporalDispatch(t *testing.T) {
 }
 
 // TestCheckoutOfBinary: a shellcap built in a checkout (this test binary
-// is) knows that checkout from its own source path; a directory is one
-// only with both modules' go.mod.
+// is) knows that checkout from its own source path, wherever it runs; a
+// directory is one only with both modules' go.mod.
 func TestCheckoutOfBinary(t *testing.T) {
 	want, err := filepath.Abs(filepath.Join("..", "..")) // the test runs in <root>/cmd/shellcap
 	if err != nil {
@@ -54,6 +54,25 @@ func TestCheckoutOfBinary(t *testing.T) {
 	}
 	if root, ok := findCheckout(); !ok || root != want {
 		t.Errorf("findCheckout() = %q, %v; want %q, true", root, ok, want)
+	}
+	// A working directory inside a tree that claims to be a checkout
+	// changes nothing: that tree's code is never built.
+	claim := t.TempDir()
+	for name, mod := range map[string]string{"go.mod": coreModule, "temporal/go.mod": temporalModule} {
+		p := filepath.Join(claim, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("module "+mod+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(filepath.Join(claim, "temporal"))
+	if root, _ := findCheckout(); root != want {
+		t.Errorf("with the working directory in %s, findCheckout() = %q; want %q, the binary's own checkout", claim, root, want)
+	}
+	if !isCheckout(claim) {
+		t.Fatal("the claiming tree has both go.mod files, yet is not a checkout")
 	}
 	core := t.TempDir() // the shape of the module cache: no nested module
 	if err := os.WriteFile(filepath.Join(core, "go.mod"), []byte("module github.com/shellcap/shellcap\n"), 0o644); err != nil {
