@@ -58,15 +58,7 @@ func TestCheckoutOfBinary(t *testing.T) {
 	// A working directory inside a tree that claims to be a checkout
 	// changes nothing: that tree's code is never built.
 	claim := t.TempDir()
-	for name, mod := range map[string]string{"go.mod": coreModule, "temporal/go.mod": temporalModule} {
-		p := filepath.Join(claim, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("module "+mod+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, claim, map[string]string{"go.mod": "module " + coreModule + "\n", "temporal/go.mod": "module " + temporalModule + "\n"})
 	t.Chdir(filepath.Join(claim, "temporal"))
 	if root, _ := findCheckout(); root != want {
 		t.Errorf("with the working directory in %s, findCheckout() = %q; want %q, the binary's own checkout", claim, root, want)
@@ -75,9 +67,7 @@ func TestCheckoutOfBinary(t *testing.T) {
 		t.Fatal("the claiming tree has both go.mod files, yet is not a checkout")
 	}
 	core := t.TempDir() // the shape of the module cache: no nested module
-	if err := os.WriteFile(filepath.Join(core, "go.mod"), []byte("module github.com/shellcap/shellcap\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTree(t, core, map[string]string{"go.mod": "module " + coreModule + "\n"})
 	if isCheckout(core) || isCheckout(t.TempDir()) {
 		t.Error("a directory without both go.mod files counts as a checkout")
 	}
@@ -86,8 +76,7 @@ func TestCheckoutOfBinary(t *testing.T) {
 // TestTemporalFromCheckout: with shellcap-temporal not installed, a
 // shellcap built in a checkout builds the checkout's program and runs it
 // with the same arguments and exit status, or says why it could not build
-// it; one built elsewhere says how to install it, and never builds from
-// the working directory, whatever that claims to be.
+// it; one built elsewhere says how to install it.
 func TestTemporalFromCheckout(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -103,20 +92,12 @@ func TestTemporalFromCheckout(t *testing.T) {
 
 	root := t.TempDir()
 	mainGo := filepath.Join(root, "temporal", "cmd", "shellcap-temporal", "main.go")
-	for name, text := range map[string]string{
-		"go.mod":          "module github.com/shellcap/shellcap\n\ngo 1.26\n",
-		"temporal/go.mod": "module github.com/shellcap/shellcap/temporal\n\ngo 1.26\n",
+	writeTree(t, root, map[string]string{
+		"go.mod":          "module " + coreModule + "\n\ngo 1.26\n",
+		"temporal/go.mod": "module " + temporalModule + "\n\ngo 1.26\n",
 		mainGo[len(root)+1:]: "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"strings\"\n)\n\n" +
 			"func main() { fmt.Println(\"checkout build:\", strings.Join(os.Args[1:], \" \")); os.Exit(7) }\n",
-	} {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	defer func(f func() (string, bool)) { findCheckout = f }(findCheckout)
 	args := []string{"worker", "--temporal", "t:7233", "--host", "h", "--workspace", "/w"}
 	var stdout, stderr bytes.Buffer
@@ -126,9 +107,8 @@ func TestTemporalFromCheckout(t *testing.T) {
 		return run(args, strings.NewReader(""), &stdout, &stderr)
 	}
 
-	// Built in the checkout at root; the working directory is elsewhere.
+	// Built in the checkout at root.
 	findCheckout = func() (string, bool) { return root, isCheckout(root) }
-	t.Chdir(t.TempDir())
 	if status := runIt(); status != 7 || stdout.String() != "checkout build: "+strings.Join(args, " ")+"\n" {
 		t.Fatalf("built in a checkout: status %d, stdout %q, stderr %q; want 7 and the program's line", status, stdout.String(), stderr.String())
 	}
@@ -136,10 +116,10 @@ func TestTemporalFromCheckout(t *testing.T) {
 		t.Errorf("stderr does not say what is built: %q", stderr.String())
 	}
 
-	// Built elsewhere (installed, or -trimpath), run inside a tree that
-	// claims to be a checkout: nothing of that tree runs.
+	// Not built in a checkout (installed, or -trimpath): nothing is
+	// built, and the message says how to install it. (That the working
+	// directory plays no part is TestCheckoutOfBinary's.)
 	findCheckout = func() (string, bool) { return "", false }
-	t.Chdir(filepath.Dir(mainGo))
 	if status := runIt(); status != exitFailure || stdout.Len() != 0 || !strings.Contains(stderr.String(), "not installed") ||
 		!strings.Contains(stderr.String(), temporalInstall) {
 		t.Errorf("not built in a checkout: status %d, stdout %q, stderr %q; want %d, nothing run, and how to install it",
@@ -156,5 +136,20 @@ func TestTemporalFromCheckout(t *testing.T) {
 		!strings.Contains(stderr.String(), "building it from the checkout at "+root+" failed: go build") {
 		t.Errorf("a checkout that does not build: status %d, stdout %q, stderr %q; want %d, the compiler's error and what failed",
 			status, stdout.String(), stderr.String(), exitFailure)
+	}
+}
+
+// writeTree writes files (slash-separated paths relative to root, and
+// their contents) under root, making the directories they need.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -52,7 +52,7 @@ configuration file and each workspace's own shellcap.yaml (which only
 tightens, unless trusted), per workspace. Commands run in the
 workspace-write sandbox without network by default.
 `
-	serveSynopsis = "shellcap-temporal serve  --temporal HOST:PORT --workspace HOST:PATH... [--addr ADDR] [--token-file FILE] [--stdio] [--namespace NS]"
+	serveSynopsis = "shellcap-temporal serve --temporal HOST:PORT --workspace HOST:PATH... [--addr ADDR] [--token-file FILE] [--stdio] [--namespace NS]"
 	serveAbout    = `serve is the MCP front door: each tool call becomes a call on the session
 workflow of its workspace (the first --workspace, or the one an HTTP client
 names in the Shellcap-Workspace header). It runs no commands: it refuses
@@ -110,7 +110,7 @@ type common struct {
 // synopsis, what it does, then every flag.
 func (c *common) register(fs *pflag.FlagSet, synopsis, about, workspaceHelp string) {
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s\n\n%s\nflags:\n", strings.Replace(synopsis, "  ", " ", 1), about)
+		fmt.Fprintf(fs.Output(), "usage: %s\n\n%s\nflags:\n", synopsis, about)
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&c.temporal, "temporal", "", "the Temporal frontend, HOST:PORT (required)")
